@@ -1,0 +1,1 @@
+//! kubectl-kueue: a Kueue-compatible job-queueing system in one binary.
