@@ -1,0 +1,300 @@
+//! What a scheduling cycle decided, as data: admissions, preemptions and pending workloads,
+//! each with the numbers behind it. Wording lives in [`super::message`] (upstream's exact
+//! condition messages) and in the CLI's output layer (explanations for people).
+
+use super::labels::Taint;
+use super::quantity::Amount;
+
+/// Upstream v0.19's `QuotaReserved=False` reasons, plus `Unsupported` for features we
+/// knowingly do not implement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PendingReason {
+    NoMatchingFlavor,
+    WaitingForQuota,
+    ExceedsMaxQuota,
+    WaitingForPreemptedWorkloads,
+    Misconfigured,
+    Suspended,
+    PendingEvaluation,
+    /// `spec.active: false`.
+    Deactivated,
+    Unsupported,
+}
+
+impl PendingReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PendingReason::NoMatchingFlavor => "NoMatchingFlavor",
+            PendingReason::WaitingForQuota => "WaitingForQuota",
+            PendingReason::ExceedsMaxQuota => "ExceedsMaxQuota",
+            PendingReason::WaitingForPreemptedWorkloads => "WaitingForPreemptedWorkloads",
+            PendingReason::Misconfigured => "Misconfigured",
+            PendingReason::Suspended => "Suspended",
+            PendingReason::PendingEvaluation => "PendingEvaluation",
+            PendingReason::Deactivated => "Deactivated",
+            PendingReason::Unsupported => "Unsupported",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "NoMatchingFlavor" => PendingReason::NoMatchingFlavor,
+            "WaitingForQuota" => PendingReason::WaitingForQuota,
+            "ExceedsMaxQuota" => PendingReason::ExceedsMaxQuota,
+            "WaitingForPreemptedWorkloads" => PendingReason::WaitingForPreemptedWorkloads,
+            "Misconfigured" => PendingReason::Misconfigured,
+            "Suspended" => PendingReason::Suspended,
+            "PendingEvaluation" => PendingReason::PendingEvaluation,
+            "Deactivated" => PendingReason::Deactivated,
+            "Unsupported" => PendingReason::Unsupported,
+            _ => return None,
+        })
+    }
+
+    /// Upstream ranks flavor-assignment failures to pick one reason for a workload.
+    pub(crate) fn severity(self) -> u8 {
+        match self {
+            PendingReason::NoMatchingFlavor => 4,
+            PendingReason::ExceedsMaxQuota => 3,
+            PendingReason::WaitingForQuota => 2,
+            _ => 0,
+        }
+    }
+}
+
+/// `Preempted` condition reasons.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PreemptionReason {
+    InClusterQueue,
+    InCohortReclamation,
+    InCohortFairSharing,
+    InCohortReclaimWhileBorrowing,
+}
+
+impl PreemptionReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PreemptionReason::InClusterQueue => "InClusterQueue",
+            PreemptionReason::InCohortReclamation => "InCohortReclamation",
+            PreemptionReason::InCohortFairSharing => "InCohortFairSharing",
+            PreemptionReason::InCohortReclaimWhileBorrowing => "InCohortReclaimWhileBorrowing",
+        }
+    }
+
+    /// The phrase upstream puts into the eviction message.
+    pub fn human(self) -> &'static str {
+        match self {
+            PreemptionReason::InClusterQueue => "prioritization in the ClusterQueue",
+            PreemptionReason::InCohortReclamation => "reclamation within the cohort",
+            PreemptionReason::InCohortFairSharing => "Fair Sharing within the cohort",
+            PreemptionReason::InCohortReclaimWhileBorrowing => "reclamation within the cohort while borrowing",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "InClusterQueue" => PreemptionReason::InClusterQueue,
+            "InCohortReclamation" => PreemptionReason::InCohortReclamation,
+            "InCohortFairSharing" => PreemptionReason::InCohortFairSharing,
+            "InCohortReclaimWhileBorrowing" => PreemptionReason::InCohortReclaimWhileBorrowing,
+            _ => return None,
+        })
+    }
+}
+
+/// How a flavor (or one resource on it) can hold a request, best last.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum FitMode {
+    NoFit,
+    /// Preemption would be needed but finds no victims.
+    NoCandidates,
+    /// Preemption with some victims in the workload's own ClusterQueue.
+    Preempt,
+    /// Preemption with victims only in other ClusterQueues of the cohort.
+    Reclaim,
+    Fit,
+}
+
+/// Why preemption was or was not considered for a resource that lacks unused quota.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PreemptionGate {
+    /// The ClusterQueue's nominal quota alone could hold the request.
+    WithinNominal,
+    /// The request fits in a cohort subtree below the root.
+    HierarchicalReclaim,
+    /// `borrowWithinCohort` (or fair sharing with reclaim) allows preempting while borrowing.
+    WhileBorrowing,
+    /// None of the above: the workload waits for quota to be released.
+    NotAllowed,
+}
+
+/// The quota check of one resource on one flavor.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResourceCheck {
+    pub resource: String,
+    /// Assigned to this flavor by earlier podSets of the same workload.
+    pub previously_assigned: Amount,
+    /// This podSet's request.
+    pub requested: Amount,
+    pub available: Amount,
+    pub potential_available: Amount,
+    pub nominal: Amount,
+    pub borrowing_limit: Option<Amount>,
+    pub lending_limit: Option<Amount>,
+    pub cq_usage: Amount,
+    pub mode: FitMode,
+    pub borrow_level: u32,
+    /// Set when the resource did not fit in unused quota.
+    pub preemption_gate: Option<PreemptionGate>,
+}
+
+impl ResourceCheck {
+    pub fn total(&self) -> Amount {
+        self.previously_assigned.saturating_add(self.requested)
+    }
+
+    pub fn short_by(&self) -> Amount {
+        (self.total() - self.available).max(0)
+    }
+}
+
+/// Why one flavor was or was not chosen for a podSet's resource group.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FlavorOutcome {
+    NotFound,
+    UntoleratedTaint(Taint),
+    AffinityMismatch,
+    Quota { mode: FitMode, borrow_level: u32, checks: Vec<ResourceCheck> },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlavorAttempt {
+    pub flavor: String,
+    pub outcome: FlavorOutcome,
+}
+
+/// Assignment of one podSet, chosen or best-effort.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PodSetAssignment {
+    pub name: String,
+    pub count: i32,
+    /// (resource, flavor, mode), sorted by resource.
+    pub flavors: Vec<(String, String, FitMode)>,
+    /// (resource, total usage of the podSet), sorted by resource.
+    pub resource_usage: Vec<(String, Amount)>,
+    /// Upstream's status reasons for this podSet (rendered strings, unsorted), empty on Fit.
+    pub reasons: Vec<String>,
+    /// Every flavor tried, in order, per resource group.
+    pub attempts: Vec<FlavorAttempt>,
+    /// Resources requested that no resource group covers.
+    pub uncovered: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Assignment {
+    pub pod_sets: Vec<PodSetAssignment>,
+    /// Worst mode over podSets: NoFit < (NoCandidates|Preempt|Reclaim) < Fit.
+    pub mode: Option<FitMode>,
+    /// Borrowing level (0: within nominal).
+    pub borrowing: u32,
+    /// (flavor, resource, amount) the admission would use, sorted.
+    pub usage: Vec<(String, String, Amount)>,
+    pub no_fit_reason: Option<PendingReason>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Target {
+    pub workload: String,
+    pub cluster_queue: String,
+    pub reason: PreemptionReason,
+    pub priority: i32,
+    /// The eviction message upstream writes into `Evicted`/`Preempted`.
+    pub message: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decision {
+    /// Quota reserved: `status.admission` and `QuotaReserved=True`.
+    Admitted { cluster_queue: String, assignment: Assignment },
+    /// Victims are being evicted; the workload waits for them.
+    Preempting { cluster_queue: String, assignment: Assignment, targets: Vec<Target>, message: String },
+    /// Not admitted this time.
+    Pending { cluster_queue: Option<String>, reason: PendingReason, message: String, assignment: Option<Assignment>, detail: PendingDetail },
+}
+
+/// Extra structured context for a pending outcome.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum PendingDetail {
+    #[default]
+    None,
+    /// Another entry of the same cycle took the capacity first.
+    NoLongerFits,
+    /// Its preemption targets overlap with an earlier preemptor's.
+    OverlappingTargets,
+    /// Preemption is needed but no workload may be preempted.
+    NoCandidates,
+    NoLocalQueue { local_queue: String },
+    NoClusterQueue { cluster_queue: String },
+    ClusterQueueInactive { cluster_queue: String, why: InactiveReason },
+    LocalQueueStopped { local_queue: String },
+    Deactivated,
+    NamespaceNotSelected { namespace: String },
+    Unsupported { fields: Vec<String> },
+}
+
+/// Why a ClusterQueue is not active (upstream's `Active` condition reasons and ours).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InactiveReason {
+    Stopped,
+    FlavorNotFound(Vec<String>),
+    CohortCycle(String),
+    Unsupported(Vec<String>),
+}
+
+impl InactiveReason {
+    pub fn condition_reason(&self) -> &'static str {
+        match self {
+            InactiveReason::Stopped => "Stopped",
+            InactiveReason::FlavorNotFound(_) => "FlavorNotFound",
+            InactiveReason::CohortCycle(_) => "CohortHasCycle",
+            InactiveReason::Unsupported(_) => "Unsupported",
+        }
+    }
+
+    pub fn message(&self) -> String {
+        match self {
+            InactiveReason::Stopped => "Can't admit new workloads: is stopped.".to_string(),
+            InactiveReason::FlavorNotFound(f) => {
+                format!("Can't admit new workloads: references missing ResourceFlavor(s): {}.", f.join(","))
+            }
+            InactiveReason::CohortCycle(c) => format!("Can't admit new workloads: cohort {c} is part of a cycle."),
+            InactiveReason::Unsupported(f) => {
+                format!("Can't admit new workloads: uses features kubectl-kueue does not support: {}.", f.join(", "))
+            }
+        }
+    }
+}
+
+/// One decision about one workload.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorkloadDecision {
+    pub workload: String,
+    pub decision: Decision,
+}
+
+/// Everything one scheduling cycle decided, in processing order.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CycleOutcome {
+    pub cycle: u64,
+    pub decisions: Vec<WorkloadDecision>,
+}
+
+impl CycleOutcome {
+    pub fn admitted(&self) -> impl Iterator<Item = &WorkloadDecision> {
+        self.decisions.iter().filter(|d| matches!(d.decision, Decision::Admitted { .. }))
+    }
+
+    pub fn preempting(&self) -> impl Iterator<Item = &WorkloadDecision> {
+        self.decisions.iter().filter(|d| matches!(d.decision, Decision::Preempting { .. }))
+    }
+}

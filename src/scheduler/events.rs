@@ -1,0 +1,135 @@
+//! Changes from outside a cycle: workloads added, updated, finished or deleted, evicted
+//! workloads releasing their quota, configuration changes. Each keeps the engine's
+//! invariants and retries parked workloads where capacity may have freed, as upstream does
+//! (the whole cohort tree of the ClusterQueue concerned).
+
+use super::model::{ClusterState, Workload};
+use super::queue::WlId;
+use super::state::{CqId, Engine, namespace_matches};
+
+impl Engine {
+    /// Adds or replaces a workload. A replaced workload that held quota gives it back first.
+    pub fn upsert_workload(&mut self, w: Workload) {
+        let freed = self.wl_ids.get(&w.key()).copied().and_then(|id| self.forget(id));
+        self.insert_workload(w, true);
+        if let Some(cq) = freed {
+            self.retry_cohort(cq);
+        }
+    }
+
+    /// Removes a workload (deleted, or finished). Returns whether it existed.
+    pub fn remove_workload(&mut self, key: &str) -> bool {
+        let Some(id) = self.wl_ids.remove(key) else {
+            return false;
+        };
+        let freed = self.forget(id);
+        self.wls[id] = None;
+        if let Some(cq) = freed {
+            self.retry_cohort(cq);
+        }
+        true
+    }
+
+    /// The workload finished: it gives back its quota and is never queued again.
+    pub fn finish_workload(&mut self, key: &str) -> bool {
+        let Some(&id) = self.wl_ids.get(key) else {
+            return false;
+        };
+        let freed = self.forget(id);
+        let st = self.wl_mut(id);
+        st.w.finished = true;
+        st.holding = None;
+        if let Some(cq) = freed {
+            self.retry_cohort(cq);
+        }
+        true
+    }
+
+    /// An evicted workload's pods are gone: its quota is released, its admission cleared,
+    /// and it queues again right away (preemption has no backoff), keeping its place.
+    pub fn release(&mut self, key: &str) -> bool {
+        let Some(&id) = self.wl_ids.get(key) else {
+            return false;
+        };
+        let Some(holding) = self.wl_mut(id).holding.take() else {
+            return false;
+        };
+        let node = self.cqs[holding.cq].node;
+        self.tree.remove_usages(node, &holding.usage);
+        self.cqs[holding.cq].holding.remove(&id);
+        self.cqs[holding.cq].generation += 1;
+        let mut st = self.wls[id].take().expect("live workload");
+        st.w.admission = None;
+        st.w.admitted = false;
+        st.w.quota_reserved_at = None;
+        st.reserved_at = None;
+        self.enqueue(&mut st);
+        self.wls[id] = Some(st);
+        self.retry_cohort(holding.cq);
+        true
+    }
+
+    /// Replaces everything but the workloads (queues, flavors, cohorts, namespaces,
+    /// configuration), keeping each workload's state.
+    pub fn set_cluster_config(&mut self, mut state: ClusterState) {
+        state.workloads = self.workloads().cloned().collect();
+        let cycle = self.cycle;
+        let last: Vec<(String, Option<super::state::LastState>, bool)> = self
+            .wls
+            .iter()
+            .flatten()
+            .map(|s| (s.key.clone(), s.last.clone(), s.evicted))
+            .collect();
+        *self = Engine::new(state);
+        self.cycle = cycle;
+        for (key, l, evicted) in last {
+            if let Some(&id) = self.wl_ids.get(&key) {
+                let st = self.wl_mut(id);
+                st.last = l;
+                st.evicted = evicted;
+            }
+        }
+    }
+
+    /// Drops a workload's quota and queue place; returns the ClusterQueue whose quota freed.
+    fn forget(&mut self, id: WlId) -> Option<CqId> {
+        let st = self.wls[id].as_mut()?;
+        let key = st.queue_key;
+        let target = st.target_cq;
+        let holding = st.holding.take();
+        if let Some(cq) = target {
+            self.queues[cq].remove(&key);
+        }
+        let h = holding?;
+        let node = self.cqs[h.cq].node;
+        self.tree.remove_usages(node, &h.usage);
+        self.cqs[h.cq].holding.remove(&id);
+        self.cqs[h.cq].generation += 1;
+        Some(h.cq)
+    }
+
+    /// Capacity freed in `cq`: every parked workload of its cohort tree may try again.
+    pub(crate) fn retry_cohort(&mut self, cq: CqId) {
+        let node = self.cqs[cq].node;
+        let root = self.tree.root(node);
+        let mut nodes = Vec::new();
+        if self.tree.nodes[root].is_cq {
+            nodes.push(root);
+        } else {
+            self.tree.subtree_cqs(root, &mut nodes);
+        }
+        for n in nodes {
+            let Some(c) = self.cq_of_node[n] else { continue };
+            let Engine { wls, cqs, namespaces, cfg, queues, .. } = self;
+            queues[c].retry_inadmissible(|id| {
+                let Some(st) = wls[id].as_ref() else { return true };
+                st.w.requeue_blocked || !namespace_matches(cfg, namespaces, &cqs[c], &st.w.namespace)
+            });
+        }
+    }
+
+    /// Every workload the engine knows, in id order.
+    pub fn workloads(&self) -> impl Iterator<Item = &Workload> {
+        self.wls.iter().flatten().map(|s| &s.w)
+    }
+}

@@ -1,0 +1,130 @@
+//! Read-only queries over the engine for status tables, explain and simulate output:
+//! quota and usage per ClusterQueue, queue positions, why a workload is blocked.
+
+use super::decision::{PendingDetail, PendingReason};
+use super::quantity::Amount;
+use super::state::Engine;
+
+/// Usage of one (flavor, resource) in a ClusterQueue.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlavorResourceUsage {
+    pub flavor: String,
+    pub resource: String,
+    pub nominal: Amount,
+    pub borrowing_limit: Option<Amount>,
+    pub lending_limit: Option<Amount>,
+    /// Quota-reserving workloads.
+    pub reserved: Amount,
+    /// Admitted workloads only.
+    pub admitted: Amount,
+    /// `max(0, reserved - nominal)` when the queue has a cohort, else 0.
+    pub borrowed: Amount,
+    /// What the queue could still take now.
+    pub available: Amount,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClusterQueueView {
+    pub name: String,
+    pub cohort: Option<String>,
+    pub inactive: Option<super::decision::InactiveReason>,
+    pub usage: Vec<FlavorResourceUsage>,
+    pub pending: usize,
+    pub reserving: usize,
+    pub admitted: usize,
+    /// Pending workloads in queue order.
+    pub queue: Vec<String>,
+}
+
+impl Engine {
+    /// Every ClusterQueue, in name order, with usage and counts.
+    pub fn cluster_queues(&self) -> Vec<ClusterQueueView> {
+        self.cqs
+            .iter()
+            .enumerate()
+            .map(|(id, cq)| {
+                let node = &self.tree.nodes[cq.node];
+                let mut usage = Vec::new();
+                for (gi, g) in cq.groups.iter().enumerate() {
+                    let _ = gi;
+                    for (fi, &fid) in g.flavors.iter().enumerate() {
+                        for (ri, &rid) in g.covered.iter().enumerate() {
+                            let fr = g.frs[fi][ri];
+                            let admitted: Amount = cq
+                                .holding
+                                .iter()
+                                .filter_map(|&w| self.wls[w].as_ref())
+                                .filter(|s| s.w.admitted)
+                                .filter_map(|s| s.holding.as_ref())
+                                .flat_map(|h| h.usage.iter())
+                                .filter(|(f, _)| *f == fr)
+                                .map(|(_, v)| *v)
+                                .sum();
+                            let q = node.quota[fr];
+                            let reserved = node.usage[fr];
+                            usage.push(FlavorResourceUsage {
+                                flavor: self.names.flavors[fid].clone(),
+                                resource: self.names.resources[rid].clone(),
+                                nominal: q.nominal,
+                                borrowing_limit: q.borrowing_limit,
+                                lending_limit: q.lending_limit,
+                                reserved,
+                                admitted,
+                                borrowed: if cq.spec.cohort.is_some() { (reserved - q.nominal).max(0) } else { 0 },
+                                available: self.tree.available(cq.node, fr),
+                            });
+                        }
+                    }
+                }
+                let queue: Vec<String> =
+                    self.queues[id].ordered().iter().filter_map(|k| self.wls[k.id].as_ref()).map(|s| s.key.clone()).collect();
+                let reserving = cq.holding.len();
+                let admitted = cq.holding.iter().filter_map(|&w| self.wls[w].as_ref()).filter(|s| s.w.admitted).count();
+                ClusterQueueView {
+                    name: cq.name.clone(),
+                    cohort: cq.spec.cohort.clone(),
+                    inactive: cq.inactive.clone(),
+                    usage,
+                    pending: self.queues[id].len(),
+                    reserving,
+                    admitted,
+                    queue,
+                }
+            })
+            .collect()
+    }
+
+    /// Why a pending workload is not in any queue (missing LocalQueue, inactive
+    /// ClusterQueue, deactivated...), or None when it is queued or holds quota.
+    pub fn blocked_reason(&self, key: &str) -> Option<(PendingReason, String, PendingDetail)> {
+        let st = self.wls[*self.wl_ids.get(key)?].as_ref()?;
+        if st.holding.is_some() || st.w.finished {
+            return None;
+        }
+        st.block.clone()
+    }
+
+    /// Workloads that are pending but not queued, with their reasons, in key order.
+    pub fn blocked(&self) -> Vec<(String, PendingReason, String, PendingDetail)> {
+        self.wl_ids
+            .keys()
+            .filter_map(|k| self.blocked_reason(k).map(|(r, m, d)| (k.clone(), r, m, d)))
+            .collect()
+    }
+
+    /// Is this workload holding quota, and where?
+    pub fn holding_queue(&self, key: &str) -> Option<&str> {
+        let st = self.wls[*self.wl_ids.get(key)?].as_ref()?;
+        st.holding.as_ref().map(|h| self.cqs[h.cq].name.as_str())
+    }
+
+    /// The workload as the engine sees it now (with its admission, if any).
+    pub fn workload(&self, key: &str) -> Option<&super::model::Workload> {
+        Some(&self.wls[*self.wl_ids.get(key)?].as_ref()?.w)
+    }
+
+    /// Is the workload marked evicted (victim of a preemption still holding quota)?
+    pub fn is_evicted(&self, key: &str) -> bool {
+        self.wl_ids.get(key).and_then(|&id| self.wls[id].as_ref()).is_some_and(|s| s.evicted)
+    }
+}

@@ -1,0 +1,34 @@
+//! The scheduling engine: Kueue v1beta1 admission and preemption as a pure, deterministic
+//! library.
+//!
+//! Input is a [`model::ClusterState`] (plain data, names and amounts); an [`Engine`] built
+//! from it runs scheduling cycles ([`Engine::run_cycle`]) that return a
+//! [`decision::CycleOutcome`] (admissions, preemptions, pending reasons with their
+//! numbers) and update the engine's own state. Time is a parameter; nothing here reads a
+//! clock, touches the network, or iterates a hash map.
+//!
+//! Module map: [`quantity`] (amounts), [`labels`] (selectors, taints), [`model`] (input),
+//! [`tree`] (quota arithmetic), [`queue`] (pending queues), [`state`] (the engine's
+//! records), [`flavor_assigner`], [`preemption`], [`fair_sharing`], [`cycle`] (one cycle),
+//! [`events`] (changes between cycles), [`decision`] (outcomes), [`inspect`] (read-only
+//! queries for status and explain).
+
+pub mod cycle;
+pub mod decision;
+pub mod events;
+pub mod fair_sharing;
+pub mod flavor_assigner;
+pub mod index;
+pub mod inspect;
+pub mod labels;
+pub mod model;
+pub mod preemption;
+pub mod quantity;
+pub mod queue;
+pub mod state;
+pub mod tree;
+pub(crate) mod view;
+
+pub use decision::{CycleOutcome, Decision, PendingReason, PreemptionReason, WorkloadDecision};
+pub use model::ClusterState;
+pub use state::Engine;

@@ -1,0 +1,48 @@
+//! A read-only view of the engine for one scheduling step, so flavor assignment and
+//! preemption can read workloads and ClusterQueues while mutating the quota tree.
+
+use super::index::Names;
+use super::model::{Millis, PreemptionPolicy, SchedulerConfig};
+use super::queue::WlId;
+use super::state::{CqId, CqInfo, FlavorInfo, WlState};
+use super::tree::NodeId;
+
+pub(crate) struct View<'a> {
+    pub cfg: &'a SchedulerConfig,
+    pub names: &'a Names,
+    pub flavors: &'a [Option<FlavorInfo>],
+    pub cqs: &'a [CqInfo],
+    pub wls: &'a [Option<WlState>],
+    /// ClusterQueue of each tree node (None for cohorts).
+    pub cq_of_node: &'a [Option<CqId>],
+    pub now: Millis,
+}
+
+impl View<'_> {
+    pub fn wl(&self, id: WlId) -> &WlState {
+        self.wls[id].as_ref().expect("live workload id")
+    }
+
+    pub fn fair_sharing(&self) -> bool {
+        self.cfg.fair_sharing.is_some()
+    }
+
+    pub fn cq_node(&self, cq: CqId) -> NodeId {
+        self.cqs[cq].node
+    }
+
+    /// Upstream's `SatisfiesPreemptionPolicy`.
+    pub fn satisfies_policy(&self, policy: PreemptionPolicy, preemptor: WlId, candidate: WlId) -> bool {
+        let p = self.wl(preemptor);
+        let c = self.wl(candidate);
+        let lower = p.priority() > c.priority();
+        match policy {
+            PreemptionPolicy::Never => false,
+            PreemptionPolicy::LowerPriority => lower,
+            PreemptionPolicy::LowerOrNewerEqualPriority => {
+                lower || (p.priority() == c.priority() && p.w.queue_time < c.w.queue_time)
+            }
+            PreemptionPolicy::Any => true,
+        }
+    }
+}
