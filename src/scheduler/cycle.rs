@@ -87,16 +87,30 @@ impl Engine {
             }
             let pending_flavors = st.last.as_ref().is_some_and(LastState::pending_flavors);
             let hash = st.hash;
-            self.queues[e.cq].requeue(e.key, hash, reason, pending_flavors, false);
+            let parked_with = self.queues[e.cq].requeue(e.key, hash, reason, pending_flavors, false);
             if e.preempting {
                 continue;
             }
             let view = self.view(now);
             let assignment = e.assigned.as_ref().map(|a| a.to_report(&view));
+            let cq_name = self.cqs[e.cq].name.clone();
+            let head = self.wl(e.wl).key.clone();
+            for id in parked_with {
+                outcome.decisions.push(WorkloadDecision {
+                    workload: self.wl(id).key.clone(),
+                    decision: Decision::Pending {
+                        cluster_queue: Some(cq_name.clone()),
+                        reason: e.reason,
+                        message: "Bypassed scheduling evaluation because an equivalent workload recently failed".to_string(),
+                        assignment: None,
+                        detail: PendingDetail::SameAsEquivalent { workload: head.clone() },
+                    },
+                });
+            }
             outcome.decisions.push(WorkloadDecision {
-                workload: self.wl(e.wl).key.clone(),
+                workload: head,
                 decision: Decision::Pending {
-                    cluster_queue: Some(self.cqs[e.cq].name.clone()),
+                    cluster_queue: Some(cq_name),
                     reason: e.reason,
                     message: std::mem::take(&mut e.message),
                     assignment,

@@ -233,6 +233,9 @@ pub enum PendingDetail {
     OverlappingTargets,
     /// Preemption is needed but no workload may be preempted.
     NoCandidates,
+    /// Parked without evaluation: an equivalent workload (same priority and podSets) just
+    /// failed with this reason.
+    SameAsEquivalent { workload: String },
     NoLocalQueue { local_queue: String },
     NoClusterQueue { cluster_queue: String },
     ClusterQueueInactive { cluster_queue: String, why: InactiveReason },

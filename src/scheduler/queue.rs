@@ -119,7 +119,9 @@ impl CqQueue {
     /// Puts a popped head back. Under StrictFIFO every reason but a namespace mismatch
     /// retries at once; under BestEffortFIFO only nominated-then-skipped entries and
     /// preemptors do, and the rest park until capacity frees (with their equivalents).
-    pub fn requeue(&mut self, key: QueueKey, hash: u64, reason: RequeueReason, pending_flavors: bool, retry_pending: bool) {
+    ///
+    /// Returns the equivalent workloads parked along with it.
+    pub fn requeue(&mut self, key: QueueKey, hash: u64, reason: RequeueReason, pending_flavors: bool, retry_pending: bool) -> Vec<WlId> {
         if reason == RequeueReason::PendingPreemption {
             self.preemptor = Some(key);
         }
@@ -132,9 +134,10 @@ impl CqQueue {
         };
         if immediate || pending_flavors || retry_pending {
             self.heap_insert(key, hash);
-            return;
+            return Vec::new();
         }
         self.inadmissible.insert(key.id, key);
+        let mut moved = Vec::new();
         if self.strategy == QueueingStrategy::BestEffortFifo
             && matches!(reason, RequeueReason::NoFit | RequeueReason::PreemptionNoCandidates)
         {
@@ -143,9 +146,11 @@ impl CqQueue {
                 for k in equivalents {
                     self.heap.remove(&k);
                     self.inadmissible.insert(k.id, k);
+                    moved.push(k.id);
                 }
             }
         }
+        moved
     }
 
     /// Capacity freed somewhere in the cohort tree: every parked workload may try again
