@@ -1,1 +1,3 @@
 //! kubectl-kueue: a Kueue-compatible job-queueing system in one binary.
+
+pub mod api;
