@@ -54,7 +54,9 @@ impl PodSetResult {
     }
 
     fn no_fit_reason(&self) -> Option<PendingReason> {
-        if self.attempt_meta.is_empty() {
+        // Upstream leaves the reason empty when a resource is not covered but other groups
+        // were tried; no flavor can hold it, so we say NoMatchingFlavor.
+        if self.attempt_meta.is_empty() || !self.uncovered.is_empty() {
             return Some(PendingReason::NoMatchingFlavor);
         }
         let mut per_group: BTreeMap<usize, PendingReason> = BTreeMap::new();
@@ -69,7 +71,7 @@ impl PodSetResult {
                 })
                 .or_insert(r);
         }
-        per_group.into_values().max_by_key(|r| r.severity())
+        per_group.into_values().max_by_key(|r| r.severity()).or(Some(PendingReason::NoMatchingFlavor))
     }
 }
 
