@@ -77,7 +77,7 @@ pub struct ClusterQueueSpec {
     pub resource_groups: Vec<ResourceGroup>,
 
     /// Cohort this queue belongs to. Queues of a cohort borrow each other's unused quota. The
-    /// Cohort object need not exist. `None` (or empty): no borrowing or lending.
+    /// Cohort object need not exist. Unset (or empty): no borrowing or lending.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(schema_with = "crate::api::schema::object_name")]
     pub cohort: Option<String>,
@@ -86,7 +86,7 @@ pub struct ClusterQueueSpec {
     #[serde(default)]
     pub queueing_strategy: QueueingStrategy,
 
-    /// Namespaces whose workloads may use this queue. `None` selects no namespace; an empty
+    /// Namespaces whose workloads may use this queue. Unset selects no namespace; an empty
     /// selector selects all.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("x-kubernetes-map-type" = "atomic"))]
@@ -208,7 +208,7 @@ pub struct ClusterQueuePendingWorkloadsStatus {
     pub last_change_time: Time,
 }
 
-/// A pending workload named in [`ClusterQueuePendingWorkloadsStatus`].
+/// A pending workload in the deprecated pending workloads status.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ClusterQueuePendingWorkload {

@@ -42,7 +42,7 @@ use super::quota::ResourceGroup;
     },
 ]))]
 pub struct CohortSpec {
-    /// Parent cohort. `None`: this cohort is a root. A parent that does not exist acts as an
+    /// Parent cohort. Unset: this cohort is a root. A parent that does not exist acts as an
     /// empty cohort without limits. A cycle disables every ClusterQueue in it until removed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(schema_with = "crate::api::schema::object_name")]

@@ -140,7 +140,7 @@ pub struct LocalQueueResourceUsage {
     /// Resource name.
     pub name: String,
 
-    /// Quota in use. `None` reads as zero.
+    /// Quota in use. Unset reads as zero.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total: Option<Quantity>,
 }

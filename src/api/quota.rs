@@ -52,12 +52,12 @@ pub struct ResourceQuota {
     /// Must not be negative. On a Cohort it is an extra pool shared by the cohort's subtree.
     pub nominal_quota: Quantity,
 
-    /// How much more than `nominalQuota` may be borrowed from the cohort. `None` means no limit.
+    /// How much more than `nominalQuota` may be borrowed from the cohort. Unset means no limit.
     /// Only allowed when the queue is in a cohort (or the cohort has a parent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub borrowing_limit: Option<Quantity>,
 
-    /// How much of the unused `nominalQuota` others in the cohort may borrow. `None` means all of
+    /// How much of the unused `nominalQuota` others in the cohort may borrow. Unset means all of
     /// it. Only allowed when the queue is in a cohort (or the cohort has a parent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lending_limit: Option<Quantity>,
@@ -84,12 +84,12 @@ pub struct ResourceUsage {
     /// Resource name.
     pub name: String,
 
-    /// Total quota in use, borrowed part included. `None` reads as zero.
+    /// Total quota in use, borrowed part included. Unset reads as zero.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total: Option<Quantity>,
 
     /// The part of `total` above the nominal quota, that is borrowed from the cohort.
-    /// `None` reads as zero.
+    /// Unset reads as zero.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub borrowed: Option<Quantity>,
 }

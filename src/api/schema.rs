@@ -400,6 +400,9 @@ fn check_node(node: &Value, path: &str, problems: &mut Vec<String>) {
         None if int_or_string || preserve => {}
         None => problems.push(format!("{here}: no type")),
     }
+    if map.get("type") == Some(&json!("array")) && !map.get("items").is_some_and(Value::is_object) {
+        problems.push(format!("{here}: array without an items schema"));
+    }
     if map.contains_key("properties") && map.contains_key("additionalProperties") {
         problems.push(format!("{here}: both properties and additionalProperties"));
     }

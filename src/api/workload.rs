@@ -88,7 +88,7 @@ pub struct WorkloadSpec {
     pub priority_class_name: Option<String>,
 
     /// Priority used to order and preempt workloads; higher is more important. Must be set
-    /// when `priorityClassName` is. `None` counts as 0.
+    /// when `priorityClassName` is. Unset counts as 0.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub priority: Option<i32>,
 
@@ -196,7 +196,7 @@ pub struct PodSet {
     pub count: i32,
 
     /// Smallest acceptable number of pods under partial admission (at most one pod set of a
-    /// workload may set it). `None`: all `count` pods or nothing.
+    /// workload may set it). Unset: all `count` pods or nothing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1))]
     pub min_count: Option<i32>,

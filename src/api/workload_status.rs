@@ -27,12 +27,12 @@ use super::ResourceList;
 ]))]
 pub struct WorkloadStatus {
     /// Latest observations: `QuotaReserved`, `Admitted`, `Evicted`, `Preempted`, `Requeued`,
-    /// `PodsReady`, `Finished`... (see [`condition`]).
+    /// `PodsReady`, `Finished`...
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(schema_with = "crate::api::schema::conditions")]
     pub conditions: Vec<Condition>,
 
-    /// Where the workload reserved quota. It may be reset to `None` but not edited in place.
+    /// Where the workload reserved quota. It may be removed but not edited in place.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub admission: Option<Admission>,
 
@@ -120,7 +120,7 @@ pub struct PodSetAssignment {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub resource_usage: ResourceList,
 
-    /// Pods counted at admission (below the spec's `count` under partial admission). `None`
+    /// Pods counted at admission (below the spec's `count` under partial admission). Unset
     /// (objects from before the field existed) means the spec's `count`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0))]
