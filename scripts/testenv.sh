@@ -93,6 +93,10 @@ if complete "$DEST"; then
   exit 0
 fi
 
+# Go's default install location, for environments whose PATH lacks it.
+if ! command -v go >/dev/null 2>&1 && [[ -x /usr/local/go/bin/go ]]; then
+  PATH="/usr/local/go/bin:$PATH"
+fi
 command -v go >/dev/null 2>&1 || die "Go is not installed (or not on PATH). Building the test control plane needs Go >= $GO_MIN (https://go.dev/doc/install, or your distribution's golang package); or set KUEUE_TESTENV_BIN to a directory with prebuilt $(IFS=,; echo "${BINARIES[*]}"), or KUEUE_SKIP_CLUSTER_TESTS=1 to run only the tests that need no cluster."
 GO_VERSION="$(GOTOOLCHAIN=local go env GOVERSION 2>/dev/null || true)"
 GO_VERSION="${GO_VERSION#go}"
@@ -153,12 +157,19 @@ build() {
   local start=$SECONDS
   ( while sleep 60; do log "  ... still compiling $mod ($(( (SECONDS - start) / 60 )) min)"; done ) &
   HEARTBEAT=$!
-  local rc=0
-  (cd "$TESTENV/$mod" && nice -n 10 go build -ldflags "$ldflags" -o "$STAGING/bin/" "$@") || rc=$?
+  local rc=0 out="$STAGING/go-build-$mod.log"
+  (cd "$TESTENV/$mod" && nice -n 10 go build -ldflags "$ldflags" -o "$STAGING/bin/" "$@") >"$out" 2>&1 || rc=$?
   kill "$HEARTBEAT" 2>/dev/null || true
   wait "$HEARTBEAT" 2>/dev/null || true
   HEARTBEAT=""
-  [[ $rc -eq 0 ]] || die "go build in testenv/$mod failed (exit $rc); nothing was cached"
+  if [[ $rc -ne 0 ]]; then
+    grep -v '^go: downloading' "$out" | tail -n 40 >&2 || true
+    die "go build in testenv/$mod failed (exit $rc); nothing was cached"
+  fi
+  local downloaded
+  downloaded="$(grep -c '^go: downloading' "$out" || true)"
+  [[ "$downloaded" -gt 0 ]] && log "  downloaded $downloaded modules from the Go module proxy"
+  rm -f "$out"
   log "  done in $(( (SECONDS - start) / 60 ))m$(( (SECONDS - start) % 60 ))s"
 }
 

@@ -424,6 +424,90 @@ async fn gpu_job_is_scheduled_on_a_fake_a100_node_and_completes() {
     );
 }
 
+/// What preemption does to a running Job: suspending it makes the Job controller delete its pods,
+/// and the simulated kubelet stops and removes them (they do not hang in Terminating).
+#[tokio::test]
+async fn suspending_a_running_job_removes_its_pods() {
+    let Some(cluster) = shared_full() else { return };
+    let client = cluster.client();
+    let ns = cluster.new_namespace("suspend").await;
+    let job: Job = serde_json::from_value(json!({
+        "metadata": { "name": "long" },
+        "spec": {
+            "parallelism": 2,
+            "completions": 2,
+            "template": {
+                "metadata": { "annotations": { support::kwok::POD_COMPLETE_DELAY: "1h" } },
+                "spec": {
+                    "restartPolicy": "Never",
+                    "containers": [{
+                        "name": "train",
+                        "image": "training:latest",
+                        "resources": { "limits": { "nvidia.com/gpu": 2 } }
+                    }]
+                }
+            }
+        }
+    }))
+    .unwrap();
+    let jobs: Api<Job> = Api::namespaced(client.clone(), &ns);
+    let pods: Api<Pod> = Api::namespaced(client.clone(), &ns);
+    jobs.create(&PostParams::default(), &job).await.unwrap();
+    let lp = ListParams::default().labels("batch.kubernetes.io/job-name=long");
+
+    support::eventually(
+        Some(cluster),
+        Duration::from_secs(60),
+        "2 running pods",
+        || {
+            let (pods, lp) = (pods.clone(), lp.clone());
+            async move {
+                let list = pods.list(&lp).await.ok()?;
+                let running = list
+                    .items
+                    .iter()
+                    .filter(|p| {
+                        p.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Running")
+                    })
+                    .count();
+                (running == 2).then_some(())
+            }
+        },
+    )
+    .await;
+    // The 1h annotation keeps them running.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let j = jobs.get("long").await.unwrap();
+    assert_eq!(
+        j.status.unwrap().active,
+        Some(2),
+        "pods keep running with a 1h completion delay"
+    );
+
+    let patch = json!({ "spec": { "suspend": true } });
+    jobs.patch(
+        "long",
+        &kube::api::PatchParams::default(),
+        &kube::api::Patch::Merge(&patch),
+    )
+    .await
+    .unwrap();
+    support::eventually(
+        Some(cluster),
+        Duration::from_secs(60),
+        "the suspended Job's pods to be gone",
+        || {
+            let (pods, jobs, lp) = (pods.clone(), jobs.clone(), lp.clone());
+            async move {
+                let left = pods.list(&lp).await.ok()?.items.len();
+                let st = jobs.get("long").await.ok()?.status?;
+                (left == 0 && st.active.unwrap_or(0) == 0).then_some(())
+            }
+        },
+    )
+    .await;
+}
+
 fn alive(pid: u32) -> bool {
     // A reaped or never-existing pid has no /proc entry; a zombie is as good as dead.
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
