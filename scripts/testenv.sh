@@ -119,6 +119,8 @@ if command -v flock >/dev/null 2>&1; then
     echo "$DEST/bin"
     exit 0
   fi
+  # We hold the lock, so no build is running: staging dirs left by a killed build are garbage.
+  rm -rf "$CACHE"/.staging-* "$CACHE"/.old-*
 fi
 
 STAGING="$(mktemp -d "$CACHE/.staging-$KEY.XXXXXX")"

@@ -78,6 +78,20 @@ async fn kubectl_talks_to_the_cluster() {
         binaries::kubernetes_version()
     );
 
+    // `kubectl kueue ...` resolves to this crate's freshly built binary.
+    let out = cluster
+        .kubectl()
+        .args(["plugin", "list", "--name-only=false"])
+        .output()
+        .unwrap();
+    let plugins = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        plugins.lines().next().is_some() && plugins.contains(env!("CARGO_BIN_EXE_kubectl-kueue")),
+        "kubectl plugin list does not show {}: {plugins}{}",
+        env!("CARGO_BIN_EXE_kubectl-kueue"),
+        String::from_utf8_lossy(&out.stderr)
+    );
+
     let ns = cluster.new_namespace("kubectl").await;
     let cm = format!(
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: hello\n  namespace: {ns}\ndata:\n  a: b\n"

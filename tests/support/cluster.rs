@@ -247,11 +247,9 @@ impl Cluster {
     /// A `kubectl` command with [`kubectl_env`](Self::kubectl_env) applied. Add args and run it.
     pub fn kubectl(&self) -> Command {
         let mut cmd = Command::new(self.kubectl_path());
+        // No global flags here: kubectl finds a plugin (`kubectl kueue`) only when the plugin name
+        // comes before any flag. KUBECACHEDIR (in the env) moves its cache instead.
         cmd.envs(self.kubectl_env());
-        cmd.arg(format!(
-            "--cache-dir={}",
-            self.dir.join("kube-cache").display()
-        ));
         cmd
     }
 
