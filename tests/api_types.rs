@@ -532,12 +532,11 @@ fn a_workload_with_admission_and_conditions_round_trips_without_loss() {
     assert_eq!(workers.resource_usage["nvidia.com/gpu"].0, "6");
     assert_eq!(workers.count, Some(3));
     assert_eq!(status.accumulated_past_execution_time_seconds, Some(120));
-    let reserved = status
-        .conditions
-        .iter()
-        .find(|c| c.type_ == api::condition::QUOTA_RESERVED)
-        .unwrap();
-    assert_eq!(reserved.status, "True");
+    assert!(status.condition_is_true(api::condition::QUOTA_RESERVED));
+    assert!(!status.condition_is_true(api::condition::EVICTED));
+    assert!(workload.holds_quota());
+    assert_eq!(workload.spec.queue(), Some("training-queue"));
+    assert_eq!(workload.spec.priority_or_default(), 1000);
 }
 
 #[test]
@@ -558,6 +557,8 @@ fn a_sparse_workload_gets_upstreams_defaults() {
     );
     assert_eq!(workload.spec.priority, None);
     assert!(workload.status.is_none());
+    assert!(!workload.holds_quota());
+    assert_eq!(workload.spec.priority_or_default(), 0);
     let written = serde_json::to_value(&workload).unwrap();
     assert_eq!(written["spec"]["podSets"][0]["count"], json!(1));
     assert_eq!(written["spec"]["active"], json!(true));
@@ -580,6 +581,8 @@ fn a_missing_spec_reads_as_the_defaults() {
     let queue: ClusterQueue =
         api::from_yaml_str("kind: ClusterQueue\nmetadata: {name: q}\nspec: {}\n").unwrap();
     assert_eq!(queue.spec, Default::default());
+    assert_eq!(queue.spec.cohort_name(), None);
+    assert_eq!(api::FairSharing::default().weight.0, "1");
     assert_eq!(
         queue.spec.queueing_strategy,
         QueueingStrategy::BestEffortFIFO

@@ -267,7 +267,7 @@ fn quantities_are_int_or_string_with_the_quantity_pattern() {
             "{field}"
         );
     }
-    assert_eq!(at(&cq, &quota)["required"], json!(["name", "nominalQuota"]));
+    assert_eq!(at(&cq, quota)["required"], json!(["name", "nominalQuota"]));
     let wl = schema_of(crd_named(&crds, "workloads"));
     let usage = at(&wl, ".status.admission.podSetAssignments[].resourceUsage{}");
     assert_eq!(usage["x-kubernetes-int-or-string"], json!(true));

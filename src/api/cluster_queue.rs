@@ -12,6 +12,8 @@ use super::policies::{ClusterQueuePreemption, FlavorFungibility, QueueingStrateg
 use super::quota::{FlavorUsage, ResourceGroup};
 
 /// Spec of a [`ClusterQueue`].
+// The printer columns repeat `type_`/`priority` keys, which clippy mistakes for duplicates.
+#[allow(clippy::duplicated_attributes)]
 #[derive(CustomResource, Deserialize, Serialize, Clone, Debug, PartialEq, JsonSchema)]
 #[kube(
     group = "kueue.x-k8s.io",
@@ -125,6 +127,13 @@ pub struct ClusterQueueSpec {
 }
 
 optional_spec!(ClusterQueueSpec, default);
+
+impl ClusterQueueSpec {
+    /// The cohort, if any: an empty name means none, as upstream reads it.
+    pub fn cohort_name(&self) -> Option<&str> {
+        self.cohort.as_deref().filter(|name| !name.is_empty())
+    }
+}
 
 /// AdmissionChecks chosen per flavor.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]

@@ -63,6 +63,13 @@ pub struct CohortSpec {
 
 optional_spec!(CohortSpec, default);
 
+impl CohortSpec {
+    /// The parent cohort, if any: an empty name means none.
+    pub fn parent(&self) -> Option<&str> {
+        self.parent_name.as_deref().filter(|name| !name.is_empty())
+    }
+}
+
 /// Observed state of a [`Cohort`].
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[serde(rename_all = "camelCase")]

@@ -203,20 +203,16 @@ fn status_schema<T: JsonSchema>(keep_k8s_descriptions: bool) -> Value {
 }
 
 fn strip_defaults(schema: &mut Value) {
-    match schema {
-        Value::Object(map) => {
-            map.remove("default");
-            for (key, child) in map.iter_mut() {
-                if key == "properties" {
-                    if let Value::Object(props) = child {
-                        props.values_mut().for_each(strip_defaults);
-                    }
-                } else if key == "items" || key == "additionalProperties" {
-                    strip_defaults(child);
-                }
+    let Value::Object(map) = schema else { return };
+    map.remove("default");
+    for (key, child) in map.iter_mut() {
+        if key == "properties" {
+            if let Value::Object(props) = child {
+                props.values_mut().for_each(strip_defaults);
             }
+        } else if key == "items" || key == "additionalProperties" {
+            strip_defaults(child);
         }
-        _ => {}
     }
 }
 

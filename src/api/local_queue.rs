@@ -14,6 +14,8 @@ use super::macros::optional_spec;
 use super::policies::StopPolicy;
 
 /// Spec of a [`LocalQueue`].
+// The printer columns repeat `type_`/`priority` keys, which clippy mistakes for duplicates.
+#[allow(clippy::duplicated_attributes)]
 #[derive(CustomResource, Deserialize, Serialize, Clone, Debug, PartialEq, JsonSchema)]
 #[kube(
     group = "kueue.x-k8s.io",
@@ -73,6 +75,15 @@ pub struct LocalQueueSpec {
 }
 
 optional_spec!(LocalQueueSpec, default);
+
+impl LocalQueueSpec {
+    /// The ClusterQueue this queue feeds, if named.
+    pub fn cluster_queue_name(&self) -> Option<&str> {
+        self.cluster_queue
+            .as_deref()
+            .filter(|name| !name.is_empty())
+    }
+}
 
 /// Observed state of a [`LocalQueue`].
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]

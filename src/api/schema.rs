@@ -385,10 +385,10 @@ fn check_node(node: &Value, path: &str, problems: &mut Vec<String>) {
     }
     let int_or_string = map.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true));
     let preserve = map.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true));
-    if let Some(any_of) = map.get("anyOf") {
-        if !int_or_string || any_of != &json!([{ "type": "integer" }, { "type": "string" }]) {
-            problems.push(format!("{here}: anyOf other than the int-or-string pair"));
-        }
+    if let Some(any_of) = map.get("anyOf")
+        && (!int_or_string || any_of != &json!([{ "type": "integer" }, { "type": "string" }]))
+    {
+        problems.push(format!("{here}: anyOf other than the int-or-string pair"));
     }
     match map.get("type") {
         Some(Value::String(_)) => {

@@ -11,6 +11,8 @@ use super::macros::optional_spec;
 use super::workload_status::WorkloadStatus;
 
 /// Spec of a [`Workload`].
+// The printer columns repeat `type_`/`priority` keys, which clippy mistakes for duplicates.
+#[allow(clippy::duplicated_attributes)]
 #[derive(CustomResource, Deserialize, Serialize, Clone, Debug, PartialEq, JsonSchema)]
 #[kube(
     group = "kueue.x-k8s.io",
@@ -108,6 +110,28 @@ pub struct WorkloadSpec {
 }
 
 optional_spec!(WorkloadSpec);
+
+impl WorkloadSpec {
+    /// The priority, 0 when unset (upstream's default priority).
+    pub fn priority_or_default(&self) -> i32 {
+        self.priority.unwrap_or(0)
+    }
+
+    /// The LocalQueue, if named.
+    pub fn queue(&self) -> Option<&str> {
+        self.queue_name.as_deref().filter(|name| !name.is_empty())
+    }
+}
+
+impl Workload {
+    /// Whether the workload holds quota: it has an admission and `QuotaReserved` is true.
+    pub fn holds_quota(&self) -> bool {
+        self.status.as_ref().is_some_and(|status| {
+            status.admission.is_some()
+                && status.condition_is_true(super::workload_status::condition::QUOTA_RESERVED)
+        })
+    }
+}
 
 /// An empty spec with upstream's defaults. It has no pod set, so it is not a valid workload
 /// by itself: fill `pod_sets`.

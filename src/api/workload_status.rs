@@ -87,6 +87,18 @@ pub struct WorkloadStatus {
     pub unhealthy_nodes: Vec<UnhealthyNode>,
 }
 
+impl WorkloadStatus {
+    /// The condition of the given type, if present.
+    pub fn condition(&self, type_: &str) -> Option<&Condition> {
+        self.conditions.iter().find(|c| c.type_ == type_)
+    }
+
+    /// Whether the condition of the given type is present with status `True`.
+    pub fn condition_is_true(&self, type_: &str) -> bool {
+        self.condition(type_).is_some_and(|c| c.status == "True")
+    }
+}
+
 /// Where and how a workload reserved quota.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
