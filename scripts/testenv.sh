@@ -178,7 +178,7 @@ build() {
 TOTAL_START=$SECONDS
 log "building the test control plane into $DEST/bin"
 log "  Kubernetes $K8S_VERSION, etcd $ETCD_VERSION, kwok $KWOK_VERSION; Go $GO_VERSION, $(nproc 2>/dev/null || echo '?') cores"
-log "  a cold build takes a long while (about 40 minutes on 2 cores, see README); later runs reuse the cache"
+log "  a cold build takes about 6-11 minutes on 2 cores (plus ~1 GiB of Go modules to download); later runs reuse the cache"
 
 log "[1/3] etcd $ETCD_VERSION"
 # `go build -o dir/ .` names the binary after the module path's last element: etcd.
