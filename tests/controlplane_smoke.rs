@@ -535,10 +535,9 @@ fn alive(pid: u32) -> bool {
 
 #[test]
 fn dropping_a_private_cluster_kills_its_processes() {
-    if binaries::skip_cluster_tests() {
+    let Some(cluster) = ClusterBuilder::apiserver().start_unless_skipped() else {
         return;
-    }
-    let cluster = ClusterBuilder::apiserver().start();
+    };
     let pids = cluster.pids();
     assert_eq!(
         pids.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),

@@ -113,6 +113,16 @@ impl ClusterBuilder {
         self.try_start().unwrap_or_else(|e| panic!("{e}"))
     }
 
+    /// [`start`](Self::start), or `None` when `KUEUE_SKIP_CLUSTER_TESTS=1` (the only way to skip):
+    /// `let Some(cluster) = ClusterBuilder::full().start_unless_skipped() else { return };`
+    pub fn start_unless_skipped(self) -> Option<Cluster> {
+        if binaries::skip_cluster_tests() {
+            eprintln!("skipped: KUEUE_SKIP_CLUSTER_TESTS is set");
+            return None;
+        }
+        Some(self.start())
+    }
+
     /// Like [`start`](Self::start), with the failure as a message.
     pub fn try_start(self) -> Result<Cluster, String> {
         install_panic_hook();
