@@ -128,3 +128,53 @@ impl Engine {
         self.wl_ids.get(key).and_then(|&id| self.wls[id].as_ref()).is_some_and(|s| s.evicted)
     }
 }
+
+impl Engine {
+    /// Fair sharing: a ClusterQueue's weighted share as upstream reports it
+    /// (`status.fairSharing.weightedShare`, rounded up), with the precise value and the
+    /// dominant resource.
+    pub fn weighted_share(&self, cq: &str) -> Option<(i64, f64, Option<String>)> {
+        let id = *self.cq_ids.get(cq)?;
+        let view = self.view(0);
+        let d = super::fair_sharing::drs(&view, &self.tree, self.cqs[id].node, None);
+        Some((d.rounded(), d.precise(), d.dominant))
+    }
+}
+
+impl Engine {
+    /// Places where usage exceeds what quotas allow: for every ClusterQueue and
+    /// (flavor, resource) it uses, what is left along its path to the root (nominal,
+    /// borrowing and lending limits, cohort pools) must not be negative.
+    ///
+    /// Workloads being evicted are not counted: like upstream, a cycle may hand the
+    /// capacity of victims chosen earlier in the same cycle to later entries, so until the
+    /// victims' pods are gone the raw sum can exceed quota. Everything else is always
+    /// within quota in every state the engine produces from a state that was.
+    pub fn quota_violations(&self) -> Vec<String> {
+        let mut tree = self.tree.clone();
+        for st in self.wls.iter().flatten().filter(|s| s.evicted) {
+            if let Some(h) = &st.holding {
+                tree.remove_usages(self.cqs[h.cq].node, &h.usage);
+            }
+        }
+        let mut out = Vec::new();
+        for cq in &self.cqs {
+            for fr in 0..tree.num_fr {
+                if tree.nodes[cq.node].usage[fr] == 0 {
+                    continue;
+                }
+                let left = tree.available_unclamped(cq.node, fr);
+                if left < 0 {
+                    out.push(format!(
+                        "ClusterQueue {} is over quota on {}/{} by {}",
+                        cq.name,
+                        self.names.fr_flavor(fr),
+                        self.names.fr_resource(fr),
+                        -left
+                    ));
+                }
+            }
+        }
+        out
+    }
+}

@@ -155,6 +155,11 @@ impl Tree {
         sat_add(self.local_available(n, fr), parent_available)
     }
 
+    /// Like [`Tree::available`] but negative when usage along the path exceeds quota.
+    pub fn available_unclamped(&self, n: NodeId, fr: Fr) -> Amount {
+        self.available_raw(n, fr)
+    }
+
     /// What `n` can still take on `fr` without preempting, borrowing included.
     pub fn available(&self, n: NodeId, fr: Fr) -> Amount {
         self.available_raw(n, fr).max(0)

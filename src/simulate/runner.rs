@@ -1,13 +1,19 @@
 //! Runs the engine to a fixpoint with no time passing: cycles repeat until nothing changes.
 //! A preempted workload releases its quota at once (there are no pods to drain), is
 //! requeued, and may be admitted again later in the same run.
+//!
+//! Two ways a run can fail to settle are detected rather than looped on: a cycle that
+//! changes nothing and repeats one seen since the last change (a StrictFIFO head that keeps
+//! failing; that is a fixpoint), and a set of admissions that comes back after preemptions
+//! (workloads preempting each other in turn, which upstream Kueue does too; that is an
+//! oscillation, reported with the workloads involved).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{Hash, Hasher};
 
+use crate::scheduler::Engine;
 use crate::scheduler::decision::{Decision, WorkloadDecision};
 use crate::scheduler::model::Millis;
-use crate::scheduler::Engine;
 
 /// What a run did, cycle by cycle.
 #[derive(Debug, Clone, Default)]
@@ -15,14 +21,16 @@ pub struct RunReport {
     /// Every decision with the cycle it was made in, in order.
     pub decisions: Vec<(u64, WorkloadDecision)>,
     pub cycles: u64,
-    /// False when the run stopped at the safety limit instead of a fixpoint.
+    /// True when the run reached a fixpoint.
     pub converged: bool,
+    /// Workloads that kept preempting each other, when the run stopped on an oscillation.
+    pub oscillating: Vec<String>,
 }
 
 impl RunReport {
     /// The last decision about each workload, by key.
-    pub fn last_decisions(&self) -> std::collections::BTreeMap<&str, &Decision> {
-        let mut out = std::collections::BTreeMap::new();
+    pub fn last_decisions(&self) -> BTreeMap<&str, &Decision> {
+        let mut out = BTreeMap::new();
         for (_, d) in &self.decisions {
             out.insert(d.workload.as_str(), &d.decision);
         }
@@ -30,17 +38,28 @@ impl RunReport {
     }
 }
 
-/// Runs cycles at `now` until a fixpoint: no heads left, or a cycle that admitted and
-/// preempted nothing repeats one seen since the last change (a StrictFIFO head that keeps
-/// failing, or a scan over flavors that wrapped around).
+fn holding_hash(key: &str, cq: &str) -> u64 {
+    let mut h = std::hash::DefaultHasher::new();
+    key.hash(&mut h);
+    cq.hash(&mut h);
+    h.finish()
+}
+
+/// Runs cycles at `now` until a fixpoint, an oscillation, or a safety limit.
 pub fn run_to_fixpoint(engine: &mut Engine, now: Millis) -> RunReport {
     let mut report = RunReport::default();
-    let mut seen: BTreeSet<u64> = BTreeSet::new();
-    let limit = 100_000 + 20 * engine.workloads().count() as u64;
-    loop {
-        if report.cycles >= limit {
-            return report;
+    let mut quiet_seen: BTreeSet<u64> = BTreeSet::new();
+    // Zobrist hash of who holds quota where, updated per admission and release.
+    let mut state: u64 = 0;
+    for w in engine.workloads() {
+        if let Some(cq) = engine.holding_queue(&w.key()) {
+            state ^= holding_hash(&w.key(), cq);
         }
+    }
+    let mut states_seen: BTreeMap<u64, usize> = BTreeMap::new();
+    states_seen.insert(state, 0);
+    let limit = 100_000 + 20 * engine.workloads().count() as u64;
+    while report.cycles < limit {
         let outcome = engine.run_cycle(now);
         report.cycles += 1;
         if outcome.decisions.is_empty() {
@@ -52,11 +71,16 @@ pub fn run_to_fixpoint(engine: &mut Engine, now: Millis) -> RunReport {
         for d in &outcome.decisions {
             d.workload.hash(&mut signature);
             match &d.decision {
-                Decision::Admitted { .. } => progress = true,
+                Decision::Admitted { cluster_queue, .. } => {
+                    progress = true;
+                    state ^= holding_hash(&d.workload, cluster_queue);
+                }
                 Decision::Preempting { targets, .. } => {
                     progress = true;
                     for t in targets {
-                        engine.release(&t.workload);
+                        if engine.release(&t.workload) {
+                            state ^= holding_hash(&t.workload, &t.cluster_queue);
+                        }
                     }
                 }
                 Decision::Pending { reason, message, .. } => {
@@ -65,12 +89,32 @@ pub fn run_to_fixpoint(engine: &mut Engine, now: Millis) -> RunReport {
                 }
             }
         }
+        let first_new = report.decisions.len();
         report.decisions.extend(outcome.decisions.into_iter().map(|d| (outcome.cycle, d)));
         if progress {
-            seen.clear();
-        } else if !seen.insert(signature.finish()) {
+            quiet_seen.clear();
+            if let Some(&since) = states_seen.get(&state) {
+                let mut involved: BTreeSet<String> = BTreeSet::new();
+                for (_, d) in &report.decisions[since..] {
+                    match &d.decision {
+                        Decision::Admitted { .. } => {
+                            involved.insert(d.workload.clone());
+                        }
+                        Decision::Preempting { targets, .. } => {
+                            involved.insert(d.workload.clone());
+                            involved.extend(targets.iter().map(|t| t.workload.clone()));
+                        }
+                        Decision::Pending { .. } => {}
+                    }
+                }
+                report.oscillating = involved.into_iter().collect();
+                return report;
+            }
+            states_seen.insert(state, first_new);
+        } else if !quiet_seen.insert(signature.finish()) {
             report.converged = true;
             return report;
         }
     }
+    report
 }
