@@ -50,7 +50,8 @@ fn best_effort_fifo_lets_the_next_workload_through() {
     assert_eq!(out.holding("q"), names(&["held", "small"]));
     let (reason, message) = out.pending("big").unwrap();
     assert_eq!(reason, PendingReason::WaitingForQuota);
-    assert_eq!(message, "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default, 1 more needed");
+    // Re-evaluated against the final state, after small took one more cpu.
+    assert_eq!(message, "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default, 2 more needed");
 }
 
 #[test]

@@ -108,6 +108,20 @@ impl Engine {
         Some(h.cq)
     }
 
+    /// Every parked workload in every ClusterQueue may try again (as after a change that
+    /// could affect them all). Returns how many moved back.
+    pub fn retry_all(&mut self) -> usize {
+        let mut moved = 0;
+        for c in 0..self.cqs.len() {
+            let Engine { wls, cqs, namespaces, cfg, queues, .. } = self;
+            moved += queues[c].retry_inadmissible(|id| {
+                let Some(st) = wls[id].as_ref() else { return true };
+                st.w.requeue_blocked || !namespace_matches(cfg, namespaces, &cqs[c], &st.w.namespace)
+            });
+        }
+        moved
+    }
+
     /// Capacity freed in `cq`: every parked workload of its cohort tree may try again.
     pub(crate) fn retry_cohort(&mut self, cq: CqId) {
         let node = self.cqs[cq].node;

@@ -2,6 +2,11 @@
 //! A preempted workload releases its quota at once (there are no pods to drain), is
 //! requeued, and may be admitted again later in the same run.
 //!
+//! Parked workloads are normally retried only when quota is released, so when the run
+//! settles, every parked workload is retried once more against the final state; the run
+//! ends when that changes nothing either. The result is a true fixpoint: simulating it
+//! again changes nothing.
+//!
 //! Two ways a run can fail to settle are detected rather than looped on: a cycle that
 //! changes nothing and repeats one seen since the last change (a StrictFIFO head that keeps
 //! failing; that is a fixpoint), and a set of admissions that comes back after preemptions
@@ -59,10 +64,16 @@ pub fn run_to_fixpoint(engine: &mut Engine, now: Millis) -> RunReport {
     let mut states_seen: BTreeMap<u64, usize> = BTreeMap::new();
     states_seen.insert(state, 0);
     let limit = 100_000 + 20 * engine.workloads().count() as u64;
+    let mut swept = false;
     while report.cycles < limit {
         let outcome = engine.run_cycle(now);
         report.cycles += 1;
         if outcome.decisions.is_empty() {
+            if !swept && engine.retry_all() > 0 {
+                swept = true;
+                quiet_seen.clear();
+                continue;
+            }
             report.converged = true;
             return report;
         }
@@ -92,6 +103,7 @@ pub fn run_to_fixpoint(engine: &mut Engine, now: Millis) -> RunReport {
         let first_new = report.decisions.len();
         report.decisions.extend(outcome.decisions.into_iter().map(|d| (outcome.cycle, d)));
         if progress {
+            swept = false;
             quiet_seen.clear();
             if let Some(&since) = states_seen.get(&state) {
                 let mut involved: BTreeSet<String> = BTreeSet::new();
@@ -112,6 +124,11 @@ pub fn run_to_fixpoint(engine: &mut Engine, now: Millis) -> RunReport {
             }
             states_seen.insert(state, first_new);
         } else if !quiet_seen.insert(signature.finish()) {
+            if !swept && engine.retry_all() > 0 {
+                swept = true;
+                quiet_seen.clear();
+                continue;
+            }
             report.converged = true;
             return report;
         }
