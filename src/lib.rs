@@ -5,8 +5,19 @@
 //!   clock, no I/O); everything else calls it.
 //! - [`api`]: serde types of `kueue.x-k8s.io/v1beta1` and the controller `Configuration`,
 //!   with CRD generation.
+//! - [`manifests`]: reading YAML into API objects and converting them for the engine.
 //! - [`simulate`]: the engine run to a fixpoint offline, with what-if edits.
+//! - `cli`, `commands`, `output` (feature `cli`): the command line, one module per
+//!   subcommand, and rendering for people and scripts.
 
 pub mod api;
+pub mod manifests;
 pub mod scheduler;
 pub mod simulate;
+
+#[cfg(feature = "cli")]
+pub mod cli;
+#[cfg(feature = "cli")]
+pub mod commands;
+#[cfg(feature = "cli")]
+pub mod output;

@@ -1,6 +1,12 @@
-//! Offline simulation: the engine run to a fixpoint over a cluster picture from files, with
-//! what-if edits. Pure: no cluster, no clock (time is a parameter).
+//! Offline simulation: the engine run to a fixpoint over a cluster picture, with what-if
+//! edits, and the resulting objects in upstream's status shape. Pure: no cluster, no clock
+//! (time is a parameter).
 
+pub mod edits;
+pub mod result;
 pub mod runner;
+pub mod scenario;
 
+pub use edits::{Edit, EditError};
 pub use runner::{RunReport, run_to_fixpoint};
+pub use scenario::{Simulation, SimulateError};

@@ -388,6 +388,10 @@ pub struct Resources {
     /// Resources whose name starts with one of these prefixes are ignored.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub exclude_resource_prefixes: Vec<String>,
+    /// `BlockUndeclared` (default) or `IgnoreUndeclared`: whether requests for resources a
+    /// ClusterQueue does not cover block admission.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quota_check_strategy: Option<String>,
     /// Rewrites of requested resources into the resources quota is given for.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub transformations: Vec<ResourceTransformation>,

@@ -1,0 +1,82 @@
+//! The command line: kubectl's conventions (`--kubeconfig`, `--context`, `-n`, `-A`, `-o`,
+//! `--no-headers`, `--color`), help texts that say `kubectl kueue ...`, one subcommand per
+//! file in [`crate::commands`].
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::commands;
+
+/// Kueue-compatible GPU job queueing: quotas, priorities, fair sharing and preemption,
+/// from your laptop or in-cluster.
+#[derive(Debug, Parser)]
+#[command(
+    name = "kubectl kueue",
+    bin_name = "kubectl kueue",
+    version = env!("CARGO_PKG_VERSION"),
+    about,
+    after_help = "Exit codes: 0 success, 1 error, 2 usage error, 3 see the command (simulate: no fixpoint)."
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Flags every command accepts, as kubectl spells them.
+#[derive(Debug, Clone, Args)]
+pub struct GlobalArgs {
+    /// Path to the kubeconfig file to use.
+    #[arg(long, global = true, env = "KUBECONFIG", value_name = "PATH")]
+    pub kubeconfig: Option<String>,
+    /// The name of the kubeconfig context to use.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub context: Option<String>,
+    /// The namespace scope for this request.
+    #[arg(short = 'n', long, global = true, value_name = "NAME")]
+    pub namespace: Option<String>,
+    /// Colors: auto (on a terminal, unless NO_COLOR is set), always or never.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    /// More log output on stderr (-v info, -vv debug, -vvv trace); RUST_LOG overrides.
+    #[arg(short = 'v', long = "verbose", global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+/// `-o` formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum OutputFormat {
+    #[default]
+    Table,
+    Wide,
+    Json,
+    Yaml,
+    Name,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Simulate admission and preemption on files (or the embedded seed scenario), with what-if edits.
+    Simulate(commands::simulate::SimulateArgs),
+    /// Print the client version (and, with a cluster, whether upstream Kueue or ours runs it).
+    Version(commands::version::VersionArgs),
+}
+
+/// Logs to stderr with an `RUST_LOG`-style filter; `-v` raises the default level.
+pub fn init_tracing(verbose: u8) {
+    let level = match verbose {
+        0 => "warn",
+        1 => "info",
+        2 => "debug",
+        _ => "trace",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).try_init();
+}

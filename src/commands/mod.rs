@@ -1,0 +1,16 @@
+//! One module per subcommand: arguments and the code that runs them. Commands parse,
+//! load, call the engine and render; they hold no scheduling logic.
+
+pub mod simulate;
+pub mod version;
+
+use crate::cli::{Cli, Command};
+
+/// Runs the parsed command; the `u8` is the process exit code.
+pub fn run(cli: Cli) -> anyhow::Result<u8> {
+    let global = cli.global;
+    match cli.command {
+        Command::Simulate(args) => simulate::run(&global, args),
+        Command::Version(args) => version::run(&global, args),
+    }
+}

@@ -1,0 +1,141 @@
+//! `kubectl kueue simulate`: what the scheduler would do, offline on files (or on the
+//! embedded seed scenario when no file is given), with what-if edits.
+
+use anyhow::Context;
+use clap::Args;
+
+use crate::cli::{GlobalArgs, OutputFormat};
+use crate::manifests::ConvertOptions;
+use crate::manifests::documents::{Document, parse_documents};
+use crate::simulate::{Edit, Simulation};
+
+/// The seed's two-team GPU cluster on Tuesday: team A's eight experiments run on all eight
+/// GPUs (four borrowed), and team B's weekly retraining job arrives.
+pub const EMBEDDED_SCENARIO: &[(&str, &str)] = &[
+    ("examples/gpu-two-teams/namespaces.yaml", include_str!("../../examples/gpu-two-teams/namespaces.yaml")),
+    ("examples/gpu-two-teams/priorities.yaml", include_str!("../../examples/gpu-two-teams/priorities.yaml")),
+    ("examples/gpu-two-teams/setup.yaml", include_str!("../../examples/gpu-two-teams/setup.yaml")),
+    ("examples/gpu-two-teams/monday/running.yaml", include_str!("../../examples/gpu-two-teams/monday/running.yaml")),
+    ("examples/gpu-two-teams/jobs/weekly-retrain.yaml", include_str!("../../examples/gpu-two-teams/jobs/weekly-retrain.yaml")),
+];
+
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Examples:
+  # The seed article's two-team GPU cluster (embedded): who gets the GPUs when team B's job arrives
+  kubectl kueue simulate
+
+  # Your own manifests: files, directories (every *.yaml in order) or - for stdin
+  kubectl kueue simulate -f cluster/ -f jobs.yaml
+
+  # What if team B had 6 GPUs of nominal quota?
+  kubectl kueue simulate -f examples/gpu-two-teams -f examples/gpu-two-teams/monday \\
+      --set cq/team-b-queue.nominalQuota=gpu-a100:nvidia.com/gpu=6
+
+  # The resulting Workloads, ClusterQueues and LocalQueues with their status
+  kubectl kueue simulate -f state.yaml -o yaml > after.yaml
+
+--set edits (kueuectl's flag shapes):
+  cq/NAME.nominalQuota=FLAVOR:RESOURCE=QTY[;RESOURCE=QTY]   (also borrowingLimit, lendingLimit)
+  cq/NAME.cohort=NAME   cq/NAME.stopPolicy=Hold   cq/NAME.queueingStrategy=StrictFIFO
+  cq/NAME.preemption.reclaimWithinCohort=Any   cq/NAME.preemption.withinClusterQueue=LowerPriority
+  cq/NAME.fairSharing.weight=2   cohort/NAME.parentName=NAME   lq/NS/NAME.stopPolicy=Hold
+  wl/NS/NAME.priority=1000   wl/NS/NAME.active=false
+
+Exit codes: 0 fixpoint reached, 1 bad input, 3 no fixpoint (workloads keep preempting each other).")]
+pub struct SimulateArgs {
+    /// Manifests to read: a file, a directory, or - for stdin. Repeatable. Without any, the
+    /// embedded seed scenario is simulated.
+    #[arg(short = 'f', long = "filename", value_name = "PATH")]
+    pub files: Vec<String>,
+    /// What-if edit applied before simulating (see below). Repeatable.
+    #[arg(long = "set", value_name = "EDIT")]
+    pub set: Vec<String>,
+    /// Output format: table (what changed), wide, json or yaml (the resulting objects), name.
+    #[arg(short = 'o', long, value_enum, default_value_t = OutputFormat::Table)]
+    pub output: OutputFormat,
+    /// Don't print table headers.
+    #[arg(long)]
+    pub no_headers: bool,
+    /// The simulation's clock (RFC 3339), used for conditions and for objects without a
+    /// creationTimestamp. Defaults to the current time.
+    #[arg(long, value_name = "TIME")]
+    pub now: Option<String>,
+    /// Read a ClusterQueue without namespaceSelector as upstream Kueue does (it selects no
+    /// namespace) instead of every namespace, as the seed article expects.
+    #[arg(long)]
+    pub strict_namespace_selector: bool,
+}
+
+fn parse_now(now: &Option<String>) -> anyhow::Result<i64> {
+    match now {
+        Some(s) => {
+            let t: k8s_openapi::jiff::Timestamp =
+                s.parse().with_context(|| format!("--now {s:?} is not an RFC 3339 time such as 2025-07-22T09:00:00Z"))?;
+            Ok(t.as_millisecond())
+        }
+        None => Ok(k8s_openapi::jiff::Timestamp::now().as_millisecond()),
+    }
+}
+
+fn embedded_documents() -> anyhow::Result<Vec<Document>> {
+    let mut order = 0;
+    let mut docs = Vec::new();
+    for (name, text) in EMBEDDED_SCENARIO {
+        docs.extend(parse_documents(name, text, &mut order).map_err(|e| anyhow::anyhow!("{e}"))?);
+    }
+    Ok(docs)
+}
+
+pub fn run(global: &GlobalArgs, args: SimulateArgs) -> anyhow::Result<u8> {
+    let edits: Vec<Edit> = args.set.iter().map(|s| Edit::parse(s)).collect::<Result<_, _>>()?;
+    let docs = if args.files.is_empty() {
+        if args.output == OutputFormat::Table || args.output == OutputFormat::Wide {
+            eprintln!("No -f given: simulating the embedded seed scenario (examples/gpu-two-teams: team A's 8 experiments run, team B's weekly retraining arrives).");
+        }
+        embedded_documents()?
+    } else {
+        crate::manifests::documents::read_all(&args.files)?
+    };
+    let inventory = crate::manifests::Inventory::from_documents(docs)?;
+    for w in &inventory.warnings {
+        crate::output::warn(w);
+    }
+    let opts = ConvertOptions { now: parse_now(&args.now)?, strict_namespace_selector: args.strict_namespace_selector };
+    let baseline = if edits.is_empty() { None } else { Some(Simulation::run(inventory.clone(), &[], &opts)?) };
+    let sim = Simulation::run(inventory, &edits, &opts)?;
+    for w in sim.converted.warnings.iter().filter(|w| !sim.inventory.warnings.contains(w)) {
+        crate::output::warn(w);
+    }
+    for r in &sim.converted.rejected_jobs {
+        crate::output::warn(&format!("Job {} ({}) gets no Workload: {}: {}", r.job, r.origin, r.reason, r.message));
+    }
+    let color = crate::output::use_color(global.color);
+    match args.output {
+        OutputFormat::Json | OutputFormat::Yaml => {
+            print!("{}", crate::output::serialize(&sim.output(), args.output == OutputFormat::Yaml)?);
+        }
+        OutputFormat::Name => {
+            for item in sim.output()["items"].as_array().into_iter().flatten() {
+                let kind = item["kind"].as_str().unwrap_or("").to_lowercase();
+                println!("{kind}.kueue.x-k8s.io/{}", item["metadata"]["name"].as_str().unwrap_or(""));
+            }
+        }
+        OutputFormat::Table | OutputFormat::Wide => {
+            let wide = args.output == OutputFormat::Wide;
+            print!("{}", crate::output::simulate::render(&sim, baseline.as_ref(), &edits, wide, args.no_headers, color));
+        }
+    }
+    if !sim.report.oscillating.is_empty() {
+        crate::output::warn(&format!(
+            "no fixpoint: these workloads keep preempting each other (upstream Kueue would loop too): {}",
+            sim.report.oscillating.join(", ")
+        ));
+        return Ok(3);
+    }
+    if !sim.report.converged {
+        crate::output::warn(&format!("stopped after {} cycles without reaching a fixpoint", sim.report.cycles));
+        return Ok(3);
+    }
+    Ok(0)
+}

@@ -1,0 +1,20 @@
+//! Reading Kueue objects, Jobs, Namespaces, Nodes and the controller `Configuration` from
+//! YAML, and converting API objects into the engine's [`crate::scheduler::model`]. Pure: no
+//! cluster access; the live adapters reuse [`convert`].
+
+pub mod convert;
+pub mod documents;
+pub mod error;
+pub mod inventory;
+pub mod job;
+pub mod pod;
+
+pub use convert::{ConvertOptions, Converted, WorkloadEntry, convert};
+pub use error::{InputError, LoadError, Origin};
+pub use inventory::{Inventory, Sourced};
+
+/// Reads PATH arguments into an inventory of typed objects.
+pub fn load(paths: &[String]) -> Result<Inventory, LoadError> {
+    let docs = documents::read_all(paths)?;
+    Ok(Inventory::from_documents(docs)?)
+}
