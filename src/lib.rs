@@ -9,6 +9,7 @@
 //! - [`simulate`]: the engine run to a fixpoint offline, with what-if edits.
 //! - `cli`, `commands`, `output` (feature `cli`): the command line, one module per
 //!   subcommand, and rendering for people and scripts.
+//! - `kube` (feature `cli`): the only module that talks to the API server.
 
 pub mod api;
 pub mod manifests;
@@ -19,5 +20,7 @@ pub mod simulate;
 pub mod cli;
 #[cfg(feature = "cli")]
 pub mod commands;
+#[cfg(feature = "cli")]
+pub mod kube;
 #[cfg(feature = "cli")]
 pub mod output;
