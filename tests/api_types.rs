@@ -90,6 +90,7 @@ fn every_two_team_example_manifest_reads() {
             "LocalQueue",
             "Namespace",
             "ResourceFlavor",
+            "Workload",
             "WorkloadPriorityClass"
         ]
     );
