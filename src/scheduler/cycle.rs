@@ -59,6 +59,7 @@ impl Engine {
         if heads.is_empty() {
             return outcome;
         }
+        self.attempts += heads.len() as u64;
         let mut entries = self.nominate(&heads, now);
         let order = self.entry_order(&entries, now);
         let mut preempted: BTreeSet<WlId> = BTreeSet::new();

@@ -148,6 +148,8 @@ pub struct Engine {
     pub(crate) cycle: u64,
     /// ClusterQueue of each tree node (None for cohorts).
     pub(crate) cq_of_node: Vec<Option<CqId>>,
+    /// Heads evaluated (nominated) over all cycles: admission attempts.
+    pub(crate) attempts: u64,
     /// The objects the tree was built from (workloads excluded), for rebuilds.
     pub(crate) base: ClusterState,
 }
@@ -206,6 +208,7 @@ impl Engine {
             wl_ids: BTreeMap::new(),
             cycle: 0,
             cq_of_node: Vec::new(),
+            attempts: 0,
             base,
         };
         engine.build_tree();
@@ -541,6 +544,11 @@ impl Engine {
 
     pub fn cycle(&self) -> u64 {
         self.cycle
+    }
+
+    /// Admission attempts so far: heads popped and evaluated, over all cycles.
+    pub fn attempts(&self) -> u64 {
+        self.attempts
     }
 
     pub fn workload_id(&self, key: &str) -> Option<WlId> {
