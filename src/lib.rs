@@ -7,11 +7,13 @@
 //!   with CRD generation.
 //! - [`manifests`]: reading YAML into API objects and converting them for the engine.
 //! - [`simulate`]: the engine run to a fixpoint offline, with what-if edits.
+//! - [`explain`]: why a workload waits (or how it was admitted), with verified next steps.
 //! - `cli`, `commands`, `output` (feature `cli`): the command line, one module per
 //!   subcommand, and rendering for people and scripts.
 //! - `kube` (feature `cli`): the only module that talks to the API server.
 
 pub mod api;
+pub mod explain;
 pub mod manifests;
 pub mod scheduler;
 pub mod simulate;

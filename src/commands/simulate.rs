@@ -67,7 +67,7 @@ pub struct SimulateArgs {
     pub strict_namespace_selector: bool,
 }
 
-fn parse_now(now: &Option<String>) -> anyhow::Result<i64> {
+pub fn parse_now(now: &Option<String>) -> anyhow::Result<i64> {
     match now {
         Some(s) => {
             let t: k8s_openapi::jiff::Timestamp =

@@ -11,7 +11,8 @@
 //! [`tree`] (quota arithmetic), [`queue`] (pending queues), [`state`] (the engine's
 //! records), [`flavor_assigner`], [`preemption`], [`fair_sharing`], [`cycle`] (one cycle),
 //! [`events`] (changes between cycles), [`decision`] (outcomes), [`inspect`] (read-only
-//! queries for status and explain).
+//! queries for status and explain), [`whatif`] (one workload evaluated without changing
+//! anything).
 
 pub mod cycle;
 pub mod decision;
@@ -28,6 +29,7 @@ pub mod queue;
 pub mod state;
 pub mod tree;
 pub(crate) mod view;
+pub mod whatif;
 
 pub use decision::{CycleOutcome, Decision, PendingReason, PreemptionReason, WorkloadDecision};
 pub use model::ClusterState;

@@ -244,6 +244,42 @@ fn set_quota(groups: &mut Vec<api::ResourceGroup>, field: &str, value: &str, coh
     Ok(())
 }
 
+/// Removes Workloads (as if they finished or were deleted), by `namespace/name`. A
+/// Job's name also removes the Job (and so its Workload).
+pub fn remove(inv: &mut Inventory, targets: &[String]) -> Result<(), EditError> {
+    for t in targets {
+        let (ns, name) = t.split_once('/').unwrap_or(("default", t.as_str()));
+        let key_of = |m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta| {
+            (m.namespace.clone().unwrap_or_else(|| "default".to_string()), m.name.clone().unwrap_or_default())
+        };
+        let before = inv.workloads.len() + inv.jobs.len();
+        inv.workloads.retain(|w| key_of(&w.obj.metadata) != (ns.to_string(), name.to_string()));
+        inv.jobs.retain(|j| key_of(&j.obj.metadata) != (ns.to_string(), name.to_string()));
+        if inv.workloads.len() + inv.jobs.len() == before {
+            return Err(EditError { expression: format!("--remove {t}"), message: format!("no Workload or Job {ns}/{name} in the input") });
+        }
+    }
+    Ok(())
+}
+
+/// Replaces queue-labelled Jobs by the Workloads they stand for (named `job-<name>-<hash>`),
+/// so edits can address every workload by its Workload name.
+pub fn materialize_jobs(inv: &mut Inventory) {
+    let priorities: std::collections::BTreeMap<String, i32> =
+        inv.priority_classes.iter().map(|p| (p.obj.metadata.name.clone().unwrap_or_default(), p.obj.value)).collect();
+    let jobs = std::mem::take(&mut inv.jobs);
+    for job in jobs {
+        if inv.workloads.iter().any(|w| crate::manifests::job::workload_belongs_to(&w.obj, &job.obj)) {
+            continue;
+        }
+        match crate::manifests::job::workload_for_job(&job.obj, &priorities) {
+            Ok(w) => inv.workloads.push(crate::manifests::Sourced { obj: w, origin: job.origin }),
+            Err(_) => inv.jobs.push(job),
+        }
+    }
+    inv.workloads.sort_by_key(|w| w.origin.order);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,6 +7,6 @@ pub mod result;
 pub mod runner;
 pub mod scenario;
 
-pub use edits::{Edit, EditError};
+pub use edits::{Edit, EditError, materialize_jobs, remove};
 pub use runner::{RunReport, run_to_fixpoint};
 pub use scenario::{Simulation, SimulateError};

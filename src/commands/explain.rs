@@ -1,0 +1,63 @@
+//! `kubectl kueue explain`: why a workload waits, or how it was admitted, and what would
+//! change it. Live by default; `-f` explains on files instead.
+
+use clap::Args;
+
+use crate::cli::{GlobalArgs, OutputFormat};
+use crate::manifests::ConvertOptions;
+
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Examples:
+  # Why is my Job not running?
+  kubectl kueue explain job/weekly-retrain -n team-b
+
+  # A Workload by name, as data
+  kubectl kueue explain workload/job-experiment-7-5547b -n team-a -o json
+
+  # On files (for example the output of `kubectl kueue simulate -o yaml`)
+  kubectl kueue explain -f after.yaml job/experiment-7 -n team-a
+
+Next steps are checked by simulation: a step marked verified admits the workload when
+applied with `kubectl kueue simulate` and the arguments shown.")]
+pub struct ExplainArgs {
+    /// What to explain: job/NAME, workload/NAME, or NAME (a Workload, else a Job).
+    pub target: String,
+    /// Explain on manifests instead of the cluster (file, directory or -). Repeatable.
+    #[arg(short = 'f', long = "filename", value_name = "PATH")]
+    pub files: Vec<String>,
+    /// Output format: table (for people), json or yaml (the same content as data).
+    #[arg(short = 'o', long, value_enum, default_value_t = OutputFormat::Table)]
+    pub output: OutputFormat,
+    /// Read a ClusterQueue without namespaceSelector as upstream does (no namespace).
+    #[arg(long)]
+    pub strict_namespace_selector: bool,
+    /// The clock (RFC 3339) for objects without a creationTimestamp; defaults to now.
+    #[arg(long, value_name = "TIME")]
+    pub now: Option<String>,
+}
+
+pub fn run(global: &GlobalArgs, args: ExplainArgs) -> anyhow::Result<u8> {
+    let now = super::simulate::parse_now(&args.now)?;
+    let (inventory, namespace) = if args.files.is_empty() {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+        rt.block_on(async {
+            let conn = crate::kube::connect(global).await?;
+            let inv = crate::kube::read_inventory(&conn.client).await?;
+            anyhow::Ok((inv, conn.namespace))
+        })?
+    } else {
+        (crate::manifests::load(&args.files)?, global.namespace.clone().unwrap_or_else(|| "default".to_string()))
+    };
+    let opts = ConvertOptions { now, strict_namespace_selector: args.strict_namespace_selector };
+    let explanation = crate::explain::explain(&inventory, &namespace, &args.target, &opts)?;
+    match args.output {
+        OutputFormat::Json | OutputFormat::Yaml => {
+            let value = serde_json::to_value(&explanation)?;
+            print!("{}", crate::output::serialize(&value, args.output == OutputFormat::Yaml)?);
+        }
+        OutputFormat::Name => println!("workload.kueue.x-k8s.io/{}", explanation.workload.rsplit('/').next().unwrap_or("")),
+        _ => print!("{}", crate::output::explain::render(&explanation, crate::output::use_color(global.color))),
+    }
+    Ok(0)
+}

@@ -1,0 +1,505 @@
+//! Why a workload is pending (or how it was admitted), as data: its place in the queue and
+//! who is ahead, per podSet, flavor and resource the numbers behind the decision, whether
+//! preemption could make room, misconfiguration, whether nodes of the flavor exist, and
+//! next steps that were checked by simulation to actually admit it.
+//!
+//! Pure: built from an [`Inventory`] (files or a live snapshot); the CLI renders it and
+//! `-o json` prints it as is.
+
+pub mod nodes;
+pub mod suggest;
+
+use serde::Serialize;
+
+use crate::manifests::{ConvertOptions, Inventory, convert};
+use crate::scheduler::decision::{Assignment, FitMode, FlavorOutcome, PendingDetail, PreemptionGate};
+use crate::scheduler::quantity::format_amount;
+use crate::scheduler::whatif::Evaluation;
+use crate::scheduler::Engine;
+use crate::simulate::materialize_jobs;
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Explanation {
+    /// `namespace/name` of the Workload.
+    pub workload: String,
+    /// `namespace/name` of the Job it belongs to, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub job: Option<String>,
+    /// Admitted, Pending, Finished or Evicted (preempted, its pods still stopping).
+    pub state: String,
+    pub local_queue: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster_queue: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cohort: Option<String>,
+    pub priority: i32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub priority_class: Option<String>,
+    /// The QuotaReserved condition as the cluster (or input) has it now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub condition: Option<ConditionInfo>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queue: Option<QueueInfo>,
+    /// The engine's evaluation of the workload against the current state.
+    pub evaluation: EvaluationInfo,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preemption: Option<PreemptionInfo>,
+    /// Configuration problems that keep it from being considered.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<String>,
+    /// Nodes carrying each considered flavor's labels, and whether one pod fits one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub nodes: Vec<nodes::NodeCheck>,
+    pub next_steps: Vec<suggest::NextStep>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct ConditionInfo {
+    pub status: String,
+    pub reason: String,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct QueueInfo {
+    /// 0-based, like upstream's visibility API.
+    pub position_in_cluster_queue: usize,
+    pub position_in_local_queue: usize,
+    pub ahead: Vec<AheadInfo>,
+    /// Under StrictFIFO, the head that must go first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blocked_by_strict_fifo_head: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct AheadInfo {
+    pub workload: String,
+    pub priority: i32,
+    /// resource -> total request, in Kubernetes quantities.
+    pub requests: std::collections::BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct EvaluationInfo {
+    /// Fit, Preempt or NoFit.
+    pub mode: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// upstream's QuotaReserved message for this outcome.
+    pub message: String,
+    pub borrowing: bool,
+    pub pod_sets: Vec<PodSetInfo>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct PodSetInfo {
+    pub name: String,
+    pub count: i32,
+    pub flavors: Vec<FlavorInfo>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub uncovered_resources: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct FlavorInfo {
+    pub flavor: String,
+    /// fits, fits by borrowing, needs preemption, no preemption candidates, does not fit,
+    /// not found, untolerated taint, node labels do not match.
+    pub outcome: String,
+    pub chosen: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    pub resources: Vec<ResourceInfo>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceInfo {
+    pub resource: String,
+    /// This podSet's request (plus earlier podSets' on this flavor, when any).
+    pub requested: String,
+    pub nominal: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub borrowing_limit: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lending_limit: Option<String>,
+    /// Reserved by the ClusterQueue's workloads now.
+    pub in_use: String,
+    /// Unused nominal quota of the ClusterQueue itself.
+    pub unused_nominal: String,
+    /// What the cohort can lend on top of that now.
+    pub borrowable_from_cohort: String,
+    /// Everything it could take now without preempting.
+    pub available: String,
+    /// The most it could ever hold (with nothing else running).
+    pub maximum: String,
+    pub short_by: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preemption: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct PreemptionInfo {
+    pub possible: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub would_preempt: Vec<VictimInfo>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why_not: Option<String>,
+    /// Per policy, why no workload qualifies, with the numbers.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub details: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct VictimInfo {
+    pub workload: String,
+    pub cluster_queue: String,
+    pub priority: i32,
+    pub reason: String,
+}
+
+/// What went wrong finding or explaining the workload.
+#[derive(Debug)]
+pub enum ExplainError {
+    NotFound(String),
+    Input(crate::manifests::InputError),
+}
+
+impl std::fmt::Display for ExplainError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ExplainError::NotFound(m) => f.write_str(m),
+            ExplainError::Input(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for ExplainError {}
+
+/// What to explain: `job/NAME`, `workload/NAME` or `NAME` (a Workload, else a Job), in
+/// `namespace`.
+pub fn resolve(inv: &Inventory, namespace: &str, target: &str) -> Result<(String, Option<String>), ExplainError> {
+    let (kind, name) = match target.split_once('/') {
+        Some((k, n)) => (Some(k.to_ascii_lowercase()), n),
+        None => (None, target),
+    };
+    let ns_of = |m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta| m.namespace.clone().unwrap_or_else(|| "default".into());
+    let wants_job = matches!(kind.as_deref(), Some("job" | "jobs" | "job.batch"));
+    let wants_wl = matches!(kind.as_deref(), Some("workload" | "workloads" | "wl" | "kwl"));
+    if let Some(k) = &kind {
+        if !wants_job && !wants_wl {
+            return Err(ExplainError::NotFound(format!("cannot explain a {k}: give a Job (job/NAME) or a Workload (workload/NAME)")));
+        }
+    }
+    if !wants_job {
+        if let Some(w) = inv.workloads.iter().find(|w| ns_of(&w.obj.metadata) == namespace && w.obj.metadata.name.as_deref() == Some(name)) {
+            let job = w
+                .obj
+                .metadata
+                .owner_references
+                .iter()
+                .flatten()
+                .find(|o| o.kind == "Job")
+                .map(|o| format!("{namespace}/{}", o.name));
+            return Ok((format!("{namespace}/{name}"), job));
+        }
+    }
+    if !wants_wl {
+        if let Some(j) = inv.jobs.iter().find(|j| ns_of(&j.obj.metadata) == namespace && j.obj.metadata.name.as_deref() == Some(name)) {
+            if let Some(w) = inv.workloads.iter().find(|w| crate::manifests::job::workload_belongs_to(&w.obj, &j.obj)) {
+                return Ok((format!("{namespace}/{}", w.obj.metadata.name.clone().unwrap_or_default()), Some(format!("{namespace}/{name}"))));
+            }
+            let uid = j.obj.metadata.uid.clone().unwrap_or_default();
+            return Ok((
+                format!("{namespace}/{}", crate::manifests::job::workload_name_for_job(name, &uid)),
+                Some(format!("{namespace}/{name}")),
+            ));
+        }
+    }
+    if !wants_wl {
+        // A Job that is not in the input but owns a Workload that is.
+        if let Some(w) = inv.workloads.iter().find(|w| {
+            ns_of(&w.obj.metadata) == namespace && w.obj.metadata.owner_references.iter().flatten().any(|o| o.kind == "Job" && o.name == name)
+        }) {
+            return Ok((format!("{namespace}/{}", w.obj.metadata.name.clone().unwrap_or_default()), Some(format!("{namespace}/{name}"))));
+        }
+    }
+    let what = if wants_job { "Job" } else if wants_wl { "Workload" } else { "Workload or Job" };
+    Err(ExplainError::NotFound(format!("no {what} {name} in namespace {namespace}")))
+}
+
+fn mode_word(m: FitMode) -> &'static str {
+    match m {
+        FitMode::Fit => "Fit",
+        FitMode::NoFit => "NoFit",
+        _ => "Preempt",
+    }
+}
+
+/// Explains `target` (see [`resolve`]) in `namespace`.
+pub fn explain(inventory: &Inventory, namespace: &str, target: &str, opts: &ConvertOptions) -> Result<Explanation, ExplainError> {
+    let mut inv = inventory.clone();
+    let (key, job) = resolve(&inv, namespace, target)?;
+    materialize_jobs(&mut inv);
+    let converted = convert(&inv, opts).map_err(ExplainError::Input)?;
+    if let Some(r) = converted.rejected_jobs.iter().find(|r| Some(&r.job) == job.as_ref()) {
+        return Ok(not_created(&key, job, &r.reason, &r.message));
+    }
+    let engine = Engine::new(converted.state.clone());
+    let Some(w) = engine.workload(&key).cloned() else {
+        return Err(ExplainError::NotFound(format!("no Workload {key}")));
+    };
+    let object = inv.workloads.iter().find(|e| {
+        format!("{}/{}", e.obj.metadata.namespace.as_deref().unwrap_or("default"), e.obj.metadata.name.as_deref().unwrap_or("")) == key
+    });
+    let condition = object
+        .and_then(|o| o.obj.status.as_ref())
+        .and_then(|s| s.condition(crate::api::workload_status::condition::QUOTA_RESERVED))
+        .map(|c| ConditionInfo { status: c.status.clone(), reason: c.reason.clone(), message: c.message.clone() });
+    let holding = engine.holding_queue(&key).map(str::to_string);
+    let state = if w.finished {
+        "Finished"
+    } else if holding.is_some() && engine.is_evicted(&key) {
+        "Evicted"
+    } else if holding.is_some() {
+        "Admitted"
+    } else {
+        "Pending"
+    };
+    let ev = engine.evaluate(&key, opts.now).ok_or_else(|| ExplainError::NotFound(format!("Workload {key} has no ClusterQueue to evaluate against")))?;
+    let cluster_queue = holding.clone().or_else(|| ev.cluster_queue.clone());
+    let cohort = cluster_queue.as_ref().and_then(|cq| engine.cluster_queues().into_iter().find(|v| &v.name == cq)).and_then(|v| v.cohort);
+    let mut problems = Vec::new();
+    if let Some((_, message, detail)) = engine.blocked_reason(&key) {
+        problems.push(problem_text(&message, &detail, &inv));
+    }
+    if let PendingDetail::NamespaceNotSelected { namespace } = &ev.detail {
+        problems.push(format!(
+            "namespace {namespace} does not match the namespaceSelector of ClusterQueue {}",
+            ev.cluster_queue.as_deref().unwrap_or("?")
+        ));
+    }
+    let queue = (state == "Pending" && problems.is_empty()).then(|| queue_info(&engine, &key, cluster_queue.as_deref())).flatten();
+    let evaluation = evaluation_info(&ev, holding.as_deref());
+    let mut preemption = preemption_info(&ev);
+    if let Some(p) = preemption.as_mut().filter(|p| !p.possible && p.why_not.as_deref() == Some(NO_VICTIMS)) {
+        let needed: Vec<(String, String)> = ev
+            .assignment
+            .iter()
+            .flat_map(|a| a.pod_sets.iter())
+            .flat_map(|ps| ps.flavors.iter())
+            .filter(|(_, _, m)| *m != FitMode::Fit)
+            .map(|(r, f, _)| (f.clone(), r.clone()))
+            .collect();
+        p.details = engine.why_no_candidates(&key, &needed);
+    }
+    let nodes = nodes::check(&inv, &w, ev.assignment.as_ref());
+    let next_steps = if state == "Pending" { suggest::next_steps(&inv, &engine, &key, &ev, &problems, opts) } else { Vec::new() };
+    Ok(Explanation {
+        workload: key,
+        job,
+        state: state.to_string(),
+        local_queue: w.queue_name.clone(),
+        cluster_queue,
+        cohort,
+        priority: w.priority,
+        priority_class: w.priority_class.clone(),
+        condition,
+        queue,
+        evaluation,
+        preemption,
+        problems,
+        nodes,
+        next_steps,
+    })
+}
+
+fn not_created(key: &str, job: Option<String>, reason: &str, message: &str) -> Explanation {
+    Explanation {
+        workload: key.to_string(),
+        job,
+        state: "NotCreated".into(),
+        local_queue: String::new(),
+        cluster_queue: None,
+        cohort: None,
+        priority: 0,
+        priority_class: None,
+        condition: None,
+        queue: None,
+        evaluation: EvaluationInfo { mode: "NoFit".into(), reason: Some(reason.into()), message: message.into(), borrowing: false, pod_sets: vec![] },
+        preemption: None,
+        problems: vec![format!("{reason}: {message}: the Job gets no Workload until the WorkloadPriorityClass exists or the label is fixed")],
+        nodes: vec![],
+        next_steps: vec![],
+    }
+}
+
+fn problem_text(message: &str, detail: &PendingDetail, inv: &Inventory) -> String {
+    match detail {
+        PendingDetail::NoLocalQueue { local_queue } => {
+            let existing: Vec<String> = inv
+                .local_queues
+                .iter()
+                .map(|l| format!("{}/{}", l.obj.metadata.namespace.as_deref().unwrap_or("default"), l.obj.metadata.name.as_deref().unwrap_or("")))
+                .collect();
+            format!("{message}: no LocalQueue named {local_queue} in the workload's namespace (existing: {})", if existing.is_empty() { "none".into() } else { existing.join(", ") })
+        }
+        PendingDetail::ClusterQueueInactive { cluster_queue, why } => format!("{message}: {} ({cluster_queue})", why.message()),
+        _ => message.to_string(),
+    }
+}
+
+fn queue_info(engine: &Engine, key: &str, cq: Option<&str>) -> Option<QueueInfo> {
+    let cq = cq?;
+    let view = engine.cluster_queues().into_iter().find(|v| v.name == cq)?;
+    let pos = view.queue.iter().position(|k| k == key)?;
+    let me = engine.workload(key)?;
+    let same_lq = |k: &String| engine.workload(k).is_some_and(|w| w.namespace == me.namespace && w.queue_name == me.queue_name);
+    let position_in_local_queue = view.queue[..pos].iter().filter(|k| same_lq(k)).count();
+    let ahead = view.queue[..pos]
+        .iter()
+        .filter_map(|k| {
+            let w = engine.workload(k)?;
+            let mut requests = std::collections::BTreeMap::new();
+            for ps in &w.pod_sets {
+                for (r, v) in &ps.per_pod {
+                    *requests.entry(r.clone()).or_insert(0i64) += v.saturating_mul(i64::from(ps.count));
+                }
+            }
+            Some(AheadInfo { workload: k.clone(), priority: w.priority, requests: requests.into_iter().map(|(r, v)| (r.clone(), format_amount(&r, v))).collect() })
+        })
+        .collect();
+    let blocked_by_strict_fifo_head = (engine.strict_fifo(cq) && pos > 0).then(|| view.queue[0].clone());
+    Some(QueueInfo { position_in_cluster_queue: pos, position_in_local_queue, ahead, blocked_by_strict_fifo_head })
+}
+
+fn outcome_words(o: &FlavorOutcome) -> (String, Option<String>) {
+    match o {
+        FlavorOutcome::NotFound => ("not found".into(), Some("the ResourceFlavor does not exist".into())),
+        FlavorOutcome::UntoleratedTaint(t) => ("untolerated taint".into(), Some(format!("the pods do not tolerate the flavor's taint {}={}:{}", t.key, t.value, t.effect.as_str()))),
+        FlavorOutcome::AffinityMismatch => ("node labels do not match".into(), Some("the pods' nodeSelector or required node affinity excludes the flavor's nodeLabels".into())),
+        FlavorOutcome::Quota { mode, borrow_level, .. } => {
+            let s = match mode {
+                FitMode::Fit if *borrow_level > 0 => "fits by borrowing",
+                FitMode::Fit => "fits",
+                FitMode::Preempt | FitMode::Reclaim => "needs preemption",
+                FitMode::NoCandidates => "no preemption candidates",
+                FitMode::NoFit => "does not fit",
+            };
+            (s.into(), None)
+        }
+    }
+}
+
+const NO_VICTIMS: &str = "no workload may be preempted for it";
+
+fn gate_words(g: PreemptionGate) -> &'static str {
+    match g {
+        PreemptionGate::WithinNominal => "considered, since the request is within the ClusterQueue's nominal quota",
+        PreemptionGate::HierarchicalReclaim => "considered, since the request fits in a cohort subtree below the root",
+        PreemptionGate::WhileBorrowing => "considered while borrowing (borrowWithinCohort or fair sharing)",
+        PreemptionGate::NotAllowed => "not considered: the request needs borrowing and borrowWithinCohort is not set, so it waits for quota",
+    }
+}
+
+fn evaluation_info(ev: &Evaluation, holding: Option<&str>) -> EvaluationInfo {
+    let pod_sets = ev
+        .assignment
+        .iter()
+        .flat_map(|a: &Assignment| a.pod_sets.iter())
+        .map(|ps| {
+            let chosen: Vec<&str> = ps.flavors.iter().map(|(_, f, _)| f.as_str()).collect();
+            let flavors = ps
+                .attempts
+                .iter()
+                .map(|at| {
+                    let (outcome, detail) = outcome_words(&at.outcome);
+                    let resources = match &at.outcome {
+                        FlavorOutcome::Quota { checks, .. } => checks
+                            .iter()
+                            .map(|c| {
+                                let r = &c.resource;
+                                let unused = (c.nominal - c.cq_usage).max(0);
+                                ResourceInfo {
+                                    resource: r.clone(),
+                                    requested: format_amount(r, c.total()),
+                                    nominal: format_amount(r, c.nominal),
+                                    borrowing_limit: c.borrowing_limit.map(|v| format_amount(r, v)),
+                                    lending_limit: c.lending_limit.map(|v| format_amount(r, v)),
+                                    in_use: format_amount(r, c.cq_usage),
+                                    unused_nominal: format_amount(r, unused.min(c.available)),
+                                    borrowable_from_cohort: format_amount(r, (c.available - unused).max(0)),
+                                    available: format_amount(r, c.available),
+                                    maximum: format_amount(r, c.potential_available),
+                                    short_by: format_amount(r, c.short_by()),
+                                    preemption: c.preemption_gate.map(|g| gate_words(g).to_string()),
+                                }
+                            })
+                            .collect(),
+                        _ => Vec::new(),
+                    };
+                    FlavorInfo { flavor: at.flavor.clone(), outcome, chosen: chosen.contains(&at.flavor.as_str()), detail, resources }
+                })
+                .collect();
+            PodSetInfo { name: ps.name.clone(), count: ps.count, flavors, uncovered_resources: ps.uncovered.clone() }
+        })
+        .collect();
+    let message = if holding.is_some() && ev.mode == FitMode::Fit {
+        format!("Quota reserved in ClusterQueue {}", holding.unwrap_or_default())
+    } else {
+        ev.message.clone()
+    };
+    EvaluationInfo {
+        mode: mode_word(ev.mode).into(),
+        reason: ev.reason.map(|r| r.as_str().to_string()),
+        message,
+        borrowing: ev.assignment.as_ref().is_some_and(|a| a.borrowing > 0),
+        pod_sets,
+    }
+}
+
+fn preemption_info(ev: &Evaluation) -> Option<PreemptionInfo> {
+    if ev.mode == FitMode::Fit || ev.assignment.is_none() {
+        return None;
+    }
+    if !ev.would_preempt.is_empty() {
+        return Some(PreemptionInfo {
+            possible: true,
+            would_preempt: ev
+                .would_preempt
+                .iter()
+                .map(|v| VictimInfo { workload: v.workload.clone(), cluster_queue: v.cluster_queue.clone(), priority: v.priority, reason: v.reason.as_str().to_string() })
+                .collect(),
+            why_not: None,
+            details: vec![],
+        });
+    }
+    let gates: Vec<PreemptionGate> = ev
+        .assignment
+        .iter()
+        .flat_map(|a| a.pod_sets.iter())
+        .flat_map(|p| p.attempts.iter())
+        .filter_map(|a| match &a.outcome {
+            FlavorOutcome::Quota { checks, .. } => Some(checks.iter().filter_map(|c| c.preemption_gate).collect::<Vec<_>>()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    let why = if gates.is_empty() {
+        "no flavor needed preemption: the request does not fit the quota at all".to_string()
+    } else if gates.iter().all(|g| *g == PreemptionGate::NotAllowed) {
+        gate_words(PreemptionGate::NotAllowed).to_string()
+    } else {
+        NO_VICTIMS.to_string()
+    };
+    Some(PreemptionInfo { possible: false, would_preempt: vec![], why_not: Some(why), details: vec![] })
+}
