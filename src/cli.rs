@@ -65,6 +65,8 @@ pub enum OutputFormat {
 pub enum Command {
     /// Simulate admission and preemption on files (or the embedded seed scenario), with what-if edits.
     Simulate(commands::simulate::SimulateArgs),
+    /// Explain why a workload is pending (or how it was admitted) and what would change it.
+    Explain(commands::explain::ExplainArgs),
     /// Print the client version (and, with a cluster, whether upstream Kueue or ours runs it).
     Version(commands::version::VersionArgs),
 }

@@ -1,6 +1,7 @@
 //! One module per subcommand: arguments and the code that runs them. Commands parse,
 //! load, call the engine and render; they hold no scheduling logic.
 
+pub mod explain;
 pub mod simulate;
 pub mod version;
 
@@ -11,6 +12,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
     let global = cli.global;
     match cli.command {
         Command::Simulate(args) => simulate::run(&global, args),
+        Command::Explain(args) => explain::run(&global, args),
         Command::Version(args) => version::run(&global, args),
     }
 }
