@@ -69,6 +69,16 @@ pub enum Command {
     Explain(commands::explain::ExplainArgs),
     /// Print the client version (and, with a cluster, whether upstream Kueue or ours runs it).
     Version(commands::version::VersionArgs),
+    /// Create a ClusterQueue, LocalQueue, ResourceFlavor or WorkloadPriorityClass.
+    Create(commands::create::CreateArgs),
+    /// List ClusterQueues, LocalQueues, Workloads (with their position) or ResourceFlavors.
+    List(commands::list::ListArgs),
+    /// Stop a ClusterQueue, LocalQueue or Workload (no new admissions; drain unless told).
+    Stop(commands::stop::StopArgs),
+    /// Resume a stopped ClusterQueue, LocalQueue or Workload.
+    Resume(commands::resume::ResumeArgs),
+    /// Delete Workloads (through the Job that owns them), after confirmation.
+    Delete(commands::delete::DeleteArgs),
 }
 
 /// Logs to stderr with an `RUST_LOG`-style filter; `-v` raises the default level.

@@ -1,8 +1,14 @@
 //! One module per subcommand: arguments and the code that runs them. Commands parse,
 //! load, call the engine and render; they hold no scheduling logic.
 
+pub mod common;
+pub mod create;
+pub mod delete;
 pub mod explain;
+pub mod list;
+pub mod resume;
 pub mod simulate;
+pub mod stop;
 pub mod version;
 
 use crate::cli::{Cli, Command};
@@ -14,5 +20,10 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Simulate(args) => simulate::run(&global, args),
         Command::Explain(args) => explain::run(&global, args),
         Command::Version(args) => version::run(&global, args),
+        Command::Create(args) => create::run(&global, args),
+        Command::List(args) => list::run(&global, args),
+        Command::Stop(args) => stop::run(&global, args),
+        Command::Resume(args) => resume::run(&global, args),
+        Command::Delete(args) => delete::run(&global, args),
     }
 }
