@@ -69,6 +69,9 @@ pub enum Command {
     Explain(commands::explain::ExplainArgs),
     /// Print the client version (and, with a cluster, whether upstream Kueue or ours runs it).
     Version(commands::version::VersionArgs),
+    /// Quotas and usage per cohort and ClusterQueue, LocalQueues, and workloads with their
+    /// state, position and wait (-w to follow).
+    Status(commands::status::StatusArgs),
     /// Create a ClusterQueue, LocalQueue, ResourceFlavor or WorkloadPriorityClass.
     Create(commands::create::CreateArgs),
     /// List ClusterQueues, LocalQueues, Workloads (with their position) or ResourceFlavors.

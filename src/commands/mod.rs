@@ -8,6 +8,7 @@ pub mod explain;
 pub mod list;
 pub mod resume;
 pub mod simulate;
+pub mod status;
 pub mod stop;
 pub mod version;
 
@@ -20,6 +21,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Simulate(args) => simulate::run(&global, args),
         Command::Explain(args) => explain::run(&global, args),
         Command::Version(args) => version::run(&global, args),
+        Command::Status(args) => status::run(&global, args),
         Command::Create(args) => create::run(&global, args),
         Command::List(args) => list::run(&global, args),
         Command::Stop(args) => stop::run(&global, args),

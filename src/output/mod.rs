@@ -5,6 +5,7 @@
 pub mod list;
 pub mod explain;
 pub mod simulate;
+pub mod status;
 
 use std::io::IsTerminal;
 

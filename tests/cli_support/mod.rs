@@ -72,37 +72,57 @@ pub fn row<'a>(table: &'a str, name: &str) -> Option<Vec<&'a str>> {
     })
 }
 
-/// Column `header` of the first row whose first column is `name`. Columns are located by
-/// where the headers start (kubectl's tables are left-aligned), so empty cells read as empty.
-pub fn cell(table: &str, name: &str, header: &str) -> Option<String> {
-    let mut lines = table.lines();
-    let head: Vec<char> = lines.next()?.chars().collect();
-    let mut starts = vec![0];
-    for i in 2..head.len() {
-        if head[i] != ' ' && head[i - 1] == ' ' && head[i - 2] == ' ' {
-            starts.push(i);
+/// Column `header` of the first row whose first column is `name`, read under the nearest
+/// header line above it that has this column. Columns are located by where the headers
+/// start (kubectl's tables are left-aligned), so empty cells read as empty; a column with an
+/// empty header (a bar) is cut off at the first double space.
+pub fn cell(text: &str, name: &str, header: &str) -> Option<String> {
+    let mut current: Option<(Vec<usize>, usize)> = None;
+    for line in text.lines() {
+        let chars: Vec<char> = line.chars().collect();
+        let is_header = !chars.is_empty()
+            && chars
+                .iter()
+                .all(|c| !c.is_lowercase() && !c.is_ascii_digit());
+        if is_header {
+            let mut starts = vec![0];
+            for i in 2..chars.len() {
+                if chars[i] != ' ' && chars[i - 1] == ' ' && chars[i - 2] == ' ' {
+                    starts.push(i);
+                }
+            }
+            let names: Vec<String> = starts
+                .iter()
+                .enumerate()
+                .map(|(k, &s)| {
+                    let e = starts.get(k + 1).copied().unwrap_or(chars.len());
+                    chars[s..e].iter().collect::<String>().trim().to_string()
+                })
+                .collect();
+            if let Some(col) = names.iter().position(|n| n == header) {
+                current = Some((starts, col));
+            } else if names.len() > 1 {
+                current = None;
+            }
+            continue;
         }
+        let Some((starts, col)) = &current else {
+            continue;
+        };
+        if line.split_whitespace().next() != Some(name) {
+            continue;
+        }
+        let s = starts[*col].min(chars.len());
+        let e = starts
+            .get(col + 1)
+            .copied()
+            .unwrap_or(chars.len())
+            .min(chars.len());
+        let value: String = chars[s..e].iter().collect();
+        let value = value.trim();
+        return Some(value.split("  ").next().unwrap_or("").to_string());
     }
-    let names: Vec<String> = starts
-        .iter()
-        .enumerate()
-        .map(|(k, &s)| {
-            let e = starts.get(k + 1).copied().unwrap_or(head.len());
-            head[s..e].iter().collect::<String>().trim().to_string()
-        })
-        .collect();
-    let col = names.iter().position(|n| n == header)?;
-    let line: Vec<char> = lines
-        .find(|l| l.split_whitespace().next() == Some(name))?
-        .chars()
-        .collect();
-    let s = starts[col].min(line.len());
-    let e = starts
-        .get(col + 1)
-        .copied()
-        .unwrap_or(line.len())
-        .min(line.len());
-    Some(line[s..e].iter().collect::<String>().trim().to_string())
+    None
 }
 
 /// A ResourceFlavor, ClusterQueue (in `cohort`, with `gpus` of nominal quota on `flavor`) and
