@@ -28,6 +28,9 @@ Examples:
   # Your own manifests: files, directories (every *.yaml in order) or - for stdin
   kubectl kueue simulate -f cluster/ -f jobs.yaml
 
+  # On the live cluster: what if this job were submitted, and that one finished?
+  kubectl kueue simulate --live --add job.yaml --remove team-a/job-experiment-3-1a2b3
+
   # What if team B had 6 GPUs of nominal quota?
   kubectl kueue simulate -f examples/gpu-two-teams -f examples/gpu-two-teams/monday \\
       --set cq/team-b-queue.nominalQuota=gpu-a100:nvidia.com/gpu=6
@@ -48,9 +51,19 @@ pub struct SimulateArgs {
     /// embedded seed scenario is simulated.
     #[arg(short = 'f', long = "filename", value_name = "PATH")]
     pub files: Vec<String>,
+    /// Simulate on the current cluster's state (from your kubeconfig) instead of files.
+    #[arg(long, conflicts_with = "files")]
+    pub live: bool,
     /// What-if edit applied before simulating (see below). Repeatable.
     #[arg(long = "set", value_name = "EDIT")]
     pub set: Vec<String>,
+    /// What-if: add the Jobs or Workloads in this file or directory (as if submitted now).
+    /// Repeatable.
+    #[arg(long = "add", value_name = "PATH")]
+    pub add: Vec<String>,
+    /// What-if: remove this Workload or Job (NAMESPACE/NAME), as if it finished. Repeatable.
+    #[arg(long = "remove", value_name = "NS/NAME")]
+    pub remove: Vec<String>,
     /// Output format: table (what changed), wide, json or yaml (the resulting objects), name.
     #[arg(short = 'o', long, value_enum, default_value_t = OutputFormat::Table)]
     pub output: OutputFormat,
@@ -87,8 +100,15 @@ fn embedded_documents() -> anyhow::Result<Vec<Document>> {
     Ok(docs)
 }
 
-pub fn run(global: &GlobalArgs, args: SimulateArgs) -> anyhow::Result<u8> {
-    let edits: Vec<Edit> = args.set.iter().map(|s| Edit::parse(s)).collect::<Result<_, _>>()?;
+/// The input picture: files, the live cluster, or the embedded scenario.
+fn read_input(global: &GlobalArgs, args: &SimulateArgs) -> anyhow::Result<crate::manifests::Inventory> {
+    if args.live {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+        return rt.block_on(async {
+            let conn = crate::kube::connect(global).await?;
+            crate::kube::read_inventory(&conn.client).await
+        });
+    }
     let docs = if args.files.is_empty() {
         if args.output == OutputFormat::Table || args.output == OutputFormat::Wide {
             eprintln!("No -f given: simulating the embedded seed scenario (examples/gpu-two-teams: team A's 8 experiments run, team B's weekly retraining arrives).");
@@ -97,13 +117,37 @@ pub fn run(global: &GlobalArgs, args: SimulateArgs) -> anyhow::Result<u8> {
     } else {
         crate::manifests::documents::read_all(&args.files)?
     };
-    let inventory = crate::manifests::Inventory::from_documents(docs)?;
+    Ok(crate::manifests::Inventory::from_documents(docs)?)
+}
+
+pub fn run(global: &GlobalArgs, args: SimulateArgs) -> anyhow::Result<u8> {
+    let edits: Vec<Edit> = args.set.iter().map(|s| Edit::parse(s)).collect::<Result<_, _>>()?;
+    let inventory = read_input(global, &args)?;
     for w in &inventory.warnings {
         crate::output::warn(w);
     }
+    let mut changed = inventory.clone();
+    if !args.add.is_empty() {
+        let mut order = changed.workloads.len() + changed.jobs.len() + 1_000_000;
+        let mut docs = Vec::new();
+        for path in &args.add {
+            for file in crate::manifests::documents::expand_path(path)? {
+                let text = crate::manifests::documents::read_text(&file)?;
+                docs.extend(parse_documents(&file, &text, &mut order)?);
+            }
+        }
+        let added = crate::manifests::Inventory::from_documents(docs)?;
+        if added.workloads.is_empty() && added.jobs.is_empty() {
+            anyhow::bail!("--add {}: no Workload, and no Job with the label kueue.x-k8s.io/queue-name, to add", args.add.join(", "));
+        }
+        changed.workloads.extend(added.workloads);
+        changed.jobs.extend(added.jobs);
+    }
+    crate::simulate::remove(&mut changed, &args.remove)?;
     let opts = ConvertOptions { now: parse_now(&args.now)?, strict_namespace_selector: args.strict_namespace_selector };
-    let baseline = if edits.is_empty() { None } else { Some(Simulation::run(inventory.clone(), &[], &opts)?) };
-    let sim = Simulation::run(inventory, &edits, &opts)?;
+    let what_if = !edits.is_empty() || !args.add.is_empty() || !args.remove.is_empty();
+    let baseline = if what_if { Some(Simulation::run(inventory, &[], &opts)?) } else { None };
+    let sim = Simulation::run(changed, &edits, &opts)?;
     for w in sim.converted.warnings.iter().filter(|w| !sim.inventory.warnings.contains(w)) {
         crate::output::warn(w);
     }
@@ -123,7 +167,10 @@ pub fn run(global: &GlobalArgs, args: SimulateArgs) -> anyhow::Result<u8> {
         }
         OutputFormat::Table | OutputFormat::Wide => {
             let wide = args.output == OutputFormat::Wide;
-            print!("{}", crate::output::simulate::render(&sim, baseline.as_ref(), &edits, wide, args.no_headers, color));
+            let mut changes: Vec<String> = edits.iter().map(|e| format!("--set {}", e.expression)).collect();
+            changes.extend(args.add.iter().map(|a| format!("--add {a}")));
+            changes.extend(args.remove.iter().map(|r| format!("--remove {r}")));
+            print!("{}", crate::output::simulate::render(&sim, baseline.as_ref(), &changes, wide, args.no_headers, color));
         }
     }
     if !sim.report.oscillating.is_empty() {

@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::manifests::{ConvertOptions, Inventory};
 use crate::scheduler::Engine;
 use crate::scheduler::decision::{FlavorOutcome, PendingDetail};
-use crate::scheduler::quantity::{Amount, format_amount, parse_amount};
+use crate::scheduler::quantity::{Amount, format_amount};
 use crate::scheduler::whatif::Evaluation;
 use crate::simulate::{Edit, Simulation, remove};
 
@@ -38,21 +38,22 @@ struct Checker<'a> {
 }
 
 impl Checker<'_> {
-    /// Does simulating with these `--set` edits and `--remove`s admit the workload?
-    fn admits(&mut self, sets: &[String], removes: &[String]) -> bool {
+    /// Simulates with these `--set` edits and `--remove`s (None when out of probes or the
+    /// change does not apply).
+    fn run(&mut self, sets: &[String], removes: &[String]) -> Option<Simulation> {
         if self.probes >= MAX_PROBES {
-            return false;
+            return None;
         }
         self.probes += 1;
         let mut inv = self.inv.clone();
-        let Ok(edits) = sets.iter().map(|s| Edit::parse(s)).collect::<Result<Vec<_>, _>>() else { return false };
-        if remove(&mut inv, removes).is_err() {
-            return false;
-        }
-        match Simulation::run(inv, &edits, self.opts) {
-            Ok(sim) => sim.after.holding_queue(self.key).is_some(),
-            Err(_) => false,
-        }
+        let edits = sets.iter().map(|s| Edit::parse(s)).collect::<Result<Vec<_>, _>>().ok()?;
+        remove(&mut inv, removes).ok()?;
+        Simulation::run(inv, &edits, self.opts).ok()
+    }
+
+    /// Does simulating with these changes admit the workload?
+    fn admits(&mut self, sets: &[String], removes: &[String]) -> bool {
+        self.run(sets, removes).is_some_and(|sim| sim.after.holding_queue(self.key).is_some())
     }
 }
 
@@ -153,7 +154,8 @@ fn fix_problem(checker: &mut Checker, detail: &PendingDetail, ns: &str, name: &s
 }
 
 /// Per flavor the workload could use: raise the short resources' nominal quota by the
-/// shortfall, or by more when workloads ahead would take the new room first.
+/// shortfall, or by the least more that still admits it when other pending workloads of the
+/// cohort would take the new room first.
 fn quota_raises(checker: &mut Checker, engine: &Engine, key: &str, ev: &Evaluation, cq: &str) -> Vec<NextStep> {
     let Some(assignment) = &ev.assignment else { return vec![] };
     // flavor -> resource -> (nominal, shortfall)
@@ -172,13 +174,18 @@ fn quota_raises(checker: &mut Checker, engine: &Engine, key: &str, ev: &Evaluati
             }
         }
     }
-    // Demand of workloads ahead in the same queue, per resource: what may take new room first.
+    // Pending demand elsewhere in the cohort tree, per resource: workloads ahead in the queue,
+    // and other queues' workloads that would borrow the new room first.
+    let views = engine.cluster_queues();
+    let cohort = views.iter().find(|v| v.name == cq).and_then(|v| v.cohort.clone());
     let mut ahead: BTreeMap<String, Amount> = BTreeMap::new();
-    for k in engine.ahead_of(key) {
-        if let Some(w) = engine.workload(&k) {
-            for ps in &w.pod_sets {
-                for (r, v) in &ps.per_pod {
-                    *ahead.entry(r.clone()).or_insert(0) += v.saturating_mul(i64::from(ps.count));
+    for v in views.iter().filter(|v| v.name == cq || (cohort.is_some() && v.cohort == cohort)) {
+        for k in v.queue.iter().filter(|k| k.as_str() != key) {
+            if let Some(w) = engine.workload(k) {
+                for ps in &w.pod_sets {
+                    for (r, amount) in &ps.per_pod {
+                        *ahead.entry(r.clone()).or_insert(0) += amount.saturating_mul(i64::from(ps.count));
+                    }
                 }
             }
         }
@@ -186,39 +193,85 @@ fn quota_raises(checker: &mut Checker, engine: &Engine, key: &str, ev: &Evaluati
     let mut steps = Vec::new();
     for flavor in order {
         let Some(short) = per_flavor.get(&flavor).filter(|s| !s.is_empty()) else { continue };
-        let edit = |extra_fraction: f64| -> String {
-            let parts: Vec<String> = short
+        let nominal_of: BTreeMap<String, Amount> = short.iter().map(|(r, (n, _))| (r.clone(), *n)).collect();
+        let mut nominals: BTreeMap<String, Amount> = nominal_of.clone();
+        let mut raise: BTreeMap<String, Amount> = short.iter().map(|(r, (_, by))| (r.clone(), *by)).collect();
+        let edit = |raise: &BTreeMap<String, Amount>, nominals: &BTreeMap<String, Amount>| -> String {
+            let parts: Vec<String> = raise
                 .iter()
-                .map(|(r, (nominal, by))| {
-                    let extra = (ahead.get(r).copied().unwrap_or(0) as f64 * extra_fraction).ceil() as Amount;
-                    format!("{r}={}", format_amount(r, nominal.saturating_add(*by).saturating_add(extra)))
-                })
+                .map(|(r, by)| format!("{r}={}", format_amount(r, nominals.get(r).copied().unwrap_or(0).saturating_add(*by))))
                 .collect();
             format!("cq/{cq}.nominalQuota={flavor}:{}", parts.join(";"))
         };
+        // Raise by the shortfall; when others take the new room first, or another resource
+        // becomes the limit, add what the simulation says is still missing, a few rounds.
         let mut chosen = None;
-        if checker.admits(&[edit(0.0)], &[]) {
-            chosen = Some(edit(0.0));
-        } else if ahead.values().any(|v| *v > 0) && checker.admits(&[edit(1.0)], &[]) {
-            // Smallest share of the demand ahead that still admits it.
-            let (mut lo, mut hi) = (0.0f64, 1.0f64);
-            for _ in 0..6 {
-                let mid = (lo + hi) / 2.0;
-                if checker.admits(&[edit(mid)], &[]) { hi = mid } else { lo = mid }
+        for _ in 0..5 {
+            let set = edit(&raise, &nominals);
+            let Some(sim) = checker.run(std::slice::from_ref(&set), &[]) else { break };
+            if sim.after.holding_queue(key).is_some() {
+                chosen = Some(set);
+                break;
             }
-            chosen = Some(edit(hi));
+            let Some(again) = sim.after.evaluate(key, checker.opts.now) else { break };
+            let mut grew = false;
+            for ps in again.assignment.iter().flat_map(|a| a.pod_sets.iter()) {
+                for at in ps.attempts.iter().filter(|a| a.flavor == flavor) {
+                    let FlavorOutcome::Quota { checks, .. } = &at.outcome else { continue };
+                    for c in checks.iter().filter(|c| c.short_by() > 0) {
+                        nominals.entry(c.resource.clone()).or_insert(c.nominal - raise.get(&c.resource).copied().unwrap_or(0));
+                        *raise.entry(c.resource.clone()).or_insert(0) += c.short_by();
+                        grew = true;
+                    }
+                }
+            }
+            if !grew {
+                // Short elsewhere (queued behind others): make room for the demand ahead too.
+                let mut any = false;
+                for (r, v) in &ahead {
+                    if raise.contains_key(r) && *v > 0 {
+                        *raise.get_mut(r).expect("present") += *v;
+                        any = true;
+                    }
+                }
+                ahead.clear();
+                if !any {
+                    break;
+                }
+            }
         }
-        let Some(set) = chosen else { continue };
-        let changes: Vec<String> = set
-            .split_once(':')
-            .map(|(_, rest)| rest)
-            .unwrap_or("")
-            .split(';')
-            .filter_map(|p| {
-                let (r, q) = p.split_once('=')?;
-                let (nominal, _) = short.get(r)?;
-                let new = parse_amount(r, q).ok()?;
-                Some(format!("{r} from {} to {q} (+{})", format_amount(r, *nominal), format_amount(r, new - nominal)))
+        let Some(mut set) = chosen else { continue };
+        // Trim each resource's raise to the least that still admits it.
+        let resources: Vec<String> = raise.keys().cloned().collect();
+        for r in resources {
+            let (mut lo, mut hi) = (0, raise[&r]);
+            for _ in 0..4 {
+                if hi - lo <= 1 {
+                    break;
+                }
+                let mid = lo + (hi - lo) / 2;
+                let mut trial = raise.clone();
+                trial.insert(r.clone(), mid);
+                if checker.admits(&[edit(&trial, &nominals)], &[]) {
+                    hi = mid;
+                } else {
+                    lo = mid;
+                }
+            }
+            if hi < raise[&r] {
+                let mut trial = raise.clone();
+                trial.insert(r.clone(), hi);
+                if checker.admits(&[edit(&trial, &nominals)], &[]) {
+                    raise = trial;
+                    set = edit(&raise, &nominals);
+                }
+            }
+        }
+        let changes: Vec<String> = raise
+            .iter()
+            .map(|(r, by)| {
+                let from = nominals.get(r).copied().unwrap_or(0);
+                format!("{r} from {} to {} (+{})", format_amount(r, from), format_amount(r, from + by), format_amount(r, *by))
             })
             .collect();
         steps.push(NextStep {

@@ -66,7 +66,7 @@ pub fn render(e: &Explanation, color: bool) -> String {
                 let name = if f.chosen { format!("{} *", f.flavor) } else { f.flavor.clone() };
                 let outcome = if f.outcome.starts_with("fits") { paint.good(&f.outcome) } else { paint.warn(&f.outcome) };
                 if f.resources.is_empty() {
-                    t.add_row(vec![paint.plain(&name), outcome, paint.plain(f.detail.clone().unwrap_or_default())]);
+                    t.add_row(vec![paint.plain(&name), outcome]);
                     continue;
                 }
                 for (i, r) in f.resources.iter().enumerate() {
@@ -89,6 +89,11 @@ pub fn render(e: &Explanation, color: bool) -> String {
             }
             for line in finish(&mut t).lines() {
                 let _ = writeln!(out, "    {line}");
+            }
+            for f in ps.flavors.iter().filter(|f| f.resources.is_empty()) {
+                if let Some(d) = &f.detail {
+                    let _ = writeln!(out, "    {}: {d}", f.flavor);
+                }
             }
             for f in &ps.flavors {
                 for r in f.resources.iter().filter(|r| r.preemption.is_some() && r.short_by != "0") {

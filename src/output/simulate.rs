@@ -9,7 +9,7 @@ use crate::scheduler::Engine;
 use crate::scheduler::decision::{Decision, PendingDetail};
 use crate::scheduler::quantity::format_amount;
 use crate::simulate::result::History;
-use crate::simulate::{Edit, Simulation};
+use crate::simulate::Simulation;
 
 use super::{Paint, bar, finish, table};
 
@@ -80,7 +80,7 @@ fn lq_of(engine: &Engine, key: &str) -> String {
     engine.workload(key).map(|w| w.queue_name.clone()).unwrap_or_default()
 }
 
-pub fn render(sim: &Simulation, baseline: Option<&Simulation>, edits: &[Edit], wide: bool, no_headers: bool, color: bool) -> String {
+pub fn render(sim: &Simulation, baseline: Option<&Simulation>, changes: &[String], wide: bool, no_headers: bool, color: bool) -> String {
     let paint = Paint { color };
     let mut out = String::new();
     let history = History::from_report(&sim.report);
@@ -170,7 +170,7 @@ pub fn render(sim: &Simulation, baseline: Option<&Simulation>, edits: &[Edit], w
                 Some(End::Pending(r)) => format!("pending ({r})"),
                 _ => "finished".into(),
             };
-            let cq = sim.before.holding_queue(key).unwrap_or("").to_string();
+            let cq = history.preempted_from.get(key).cloned().unwrap_or_default();
             t.add_row(vec![paint.bad(key), paint.plain(cq), paint.plain(w.map_or(0, |w| w.priority)), paint.plain(by), paint.plain(reason.as_str()), paint.plain(now)]);
         }
         let _ = writeln!(out, "{}", finish(&mut t));
@@ -191,9 +191,8 @@ pub fn render(sim: &Simulation, baseline: Option<&Simulation>, edits: &[Edit], w
     // What the edits change.
     if let Some(base) = baseline {
         let base_end = ends(base);
-        let label: Vec<&str> = edits.iter().map(|e| e.expression.as_str()).collect();
-        let _ = writeln!(out, "\n{}", paint.title(&format!("WHAT --set CHANGES ({})", label.join(" "))));
-        let mut t = table(&["WORKLOAD", "WITHOUT EDITS", "WITH EDITS"], no_headers, color);
+        let _ = writeln!(out, "\n{}", paint.title(&format!("WHAT YOUR CHANGES DO ({})", changes.join(" "))));
+        let mut t = table(&["WORKLOAD", "WITHOUT CHANGES", "WITH CHANGES"], no_headers, color);
         let mut changes = 0;
         for (key, e) in &end {
             let b = base_end.get(key);
@@ -214,7 +213,7 @@ pub fn render(sim: &Simulation, baseline: Option<&Simulation>, edits: &[Edit], w
             t.add_row(vec![paint.plain(key), paint.plain(show(b)), cell]);
         }
         if changes == 0 {
-            let _ = writeln!(out, "Nothing: every workload ends up the same with and without the edits.");
+            let _ = writeln!(out, "Nothing: every workload ends up the same with and without the changes.");
         } else {
             let _ = writeln!(out, "{}", finish(&mut t));
         }

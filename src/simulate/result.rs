@@ -61,6 +61,8 @@ pub struct History {
     pub admitted: BTreeMap<String, String>,
     /// Workloads preempted during the run: (by, reason, message) of the last preemption.
     pub preempted: BTreeMap<String, (String, PreemptionReason, String)>,
+    /// ClusterQueue each preempted workload was evicted from.
+    pub preempted_from: BTreeMap<String, String>,
 }
 
 impl History {
@@ -74,6 +76,7 @@ impl History {
                 Decision::Preempting { targets, .. } => {
                     for t in targets {
                         h.preempted.insert(t.workload.clone(), (d.workload.clone(), t.reason, t.message.clone()));
+                        h.preempted_from.insert(t.workload.clone(), t.cluster_queue.clone());
                         h.admitted.remove(&t.workload);
                     }
                 }
