@@ -503,3 +503,33 @@ fn preemption_info(ev: &Evaluation) -> Option<PreemptionInfo> {
     };
     Some(PreemptionInfo { possible: false, would_preempt: vec![], why_not: Some(why), details: vec![] })
 }
+
+/// `submit --dry-run`: the explanation of a Job or Workload as if it were created now, on
+/// top of the cluster picture `inventory`. The Job needs the queue label.
+pub fn dry_run(inventory: &Inventory, object: crate::manifests::documents::Document, opts: &ConvertOptions) -> Result<Explanation, ExplainError> {
+    let mut inv = inventory.clone();
+    let origin = object.origin.clone();
+    let added = Inventory::from_documents(vec![object]).map_err(ExplainError::Input)?;
+    let (ns, target) = if let Some(j) = added.jobs.first() {
+        let ns = j.obj.metadata.namespace.clone().unwrap_or_else(|| "default".into());
+        (ns, format!("job/{}", j.obj.metadata.name.clone().unwrap_or_default()))
+    } else if let Some(w) = added.workloads.first() {
+        let ns = w.obj.metadata.namespace.clone().unwrap_or_else(|| "default".into());
+        (ns, format!("workload/{}", w.obj.metadata.name.clone().unwrap_or_default()))
+    } else {
+        return Err(ExplainError::Input(crate::manifests::InputError::new(
+            &origin,
+            "expected a batch/v1 Job with the label kueue.x-k8s.io/queue-name, or a kueue.x-k8s.io/v1beta1 Workload",
+        )));
+    };
+    let max_order = inv.workloads.iter().map(|w| w.origin.order).chain(inv.jobs.iter().map(|j| j.origin.order)).max().unwrap_or(0);
+    for mut j in added.jobs {
+        j.origin.order = max_order + 1;
+        inv.jobs.push(j);
+    }
+    for mut w in added.workloads {
+        w.origin.order = max_order + 1;
+        inv.workloads.push(w);
+    }
+    explain(&inv, &ns, &target, opts)
+}
