@@ -69,6 +69,12 @@ pub enum Command {
     Explain(commands::explain::ExplainArgs),
     /// Print the client version (and, with a cluster, whether upstream Kueue or ours runs it).
     Version(commands::version::VersionArgs),
+    /// Run the admission and preemption controller (in-cluster or from a laptop).
+    RunController(commands::run_controller::RunControllerArgs),
+    /// Install the CRDs, RBAC, the Job admission policy and the controller Deployment (--print: show them).
+    Install(commands::install::InstallArgs),
+    /// Remove what `install` put in place (--crds: the CRDs and all queue objects too).
+    Uninstall(commands::install::UninstallArgs),
     /// Quotas and usage per cohort and ClusterQueue, LocalQueues, and workloads with their
     /// state, position and wait (-w to follow).
     Status(commands::status::StatusArgs),

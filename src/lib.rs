@@ -11,6 +11,8 @@
 //! - `cli`, `commands`, `output` (feature `cli`): the command line, one module per
 //!   subcommand, and rendering for people and scripts.
 //! - `kube` (feature `cli`): the only module that talks to the API server.
+//! - `controller`, `metrics` (feature `cli`): `run-controller`, the admission and preemption
+//!   loop on a real cluster, and its Prometheus metrics.
 
 pub mod api;
 pub mod explain;
@@ -23,6 +25,10 @@ pub mod cli;
 #[cfg(feature = "cli")]
 pub mod commands;
 #[cfg(feature = "cli")]
+pub mod controller;
+#[cfg(feature = "cli")]
 pub mod kube;
+#[cfg(feature = "cli")]
+pub mod metrics;
 #[cfg(feature = "cli")]
 pub mod output;

@@ -5,8 +5,10 @@ pub mod common;
 pub mod create;
 pub mod delete;
 pub mod explain;
+pub mod install;
 pub mod list;
 pub mod resume;
+pub mod run_controller;
 pub mod simulate;
 pub mod status;
 pub mod stop;
@@ -21,6 +23,9 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Simulate(args) => simulate::run(&global, args),
         Command::Explain(args) => explain::run(&global, args),
         Command::Version(args) => version::run(&global, args),
+        Command::RunController(args) => run_controller::run(&global, args),
+        Command::Install(args) => install::run(&global, args),
+        Command::Uninstall(args) => install::run_uninstall(&global, args),
         Command::Status(args) => status::run(&global, args),
         Command::Create(args) => create::run(&global, args),
         Command::List(args) => list::run(&global, args),

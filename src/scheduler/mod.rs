@@ -22,6 +22,7 @@ pub mod flavor_assigner;
 pub mod index;
 pub mod inspect;
 pub mod labels;
+pub mod live;
 pub mod model;
 pub mod preemption;
 pub mod quantity;

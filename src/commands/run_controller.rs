@@ -1,0 +1,128 @@
+//! `kubectl kueue run-controller`: the admission and preemption controller, in-cluster (the
+//! Deployment `kubectl kueue install` creates) or from a laptop with a kubeconfig.
+
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Args;
+
+use crate::cli::GlobalArgs;
+use crate::controller::http::parse_address;
+use crate::controller::{self, Options};
+
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  # From a laptop, against the current kubeconfig context:
+  kubectl kueue run-controller --metrics-bind-address 127.0.0.1:8443 --health-probe-bind-address 127.0.0.1:8081
+
+  # With upstream Kueue's configuration file (fair sharing, leader election, client QPS...):
+  kubectl kueue run-controller --config controller_manager_config.yaml --leader-elect
+
+Stops on SIGTERM/SIGINT after in-flight writes finish, giving the leader lease up.
+Refuses to start while upstream Kueue's controller manages the cluster, unless --force.")]
+pub struct RunControllerArgs {
+    /// Upstream's controller configuration (config.kueue.x-k8s.io/v1beta1 Configuration), the
+    /// same file `kubectl kueue simulate` reads: fairSharing, manageJobsWithoutQueueName,
+    /// metrics and health addresses, leaderElection, clientConnection.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<String>,
+    /// Elect one active replica through a Lease (leaderElection in --config sets the lease
+    /// name, namespace and timings). Default: the file's leaderElection.leaderElect, else off.
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true")]
+    pub leader_elect: Option<bool>,
+    /// Start even when upstream Kueue's controller seems to run in the cluster.
+    #[arg(long)]
+    pub force: bool,
+    /// Where to serve /metrics (`:PORT`, `HOST:PORT`, `0` to disable). Default: the
+    /// configuration's metrics.bindAddress (`:8443`).
+    #[arg(long, value_name = "ADDR")]
+    pub metrics_bind_address: Option<String>,
+    /// Where to serve /healthz and /readyz. Default: health.healthProbeBindAddress (`:8081`).
+    #[arg(long, value_name = "ADDR")]
+    pub health_probe_bind_address: Option<String>,
+    /// Read a ClusterQueue without namespaceSelector as upstream does (no namespace).
+    #[arg(long)]
+    pub strict_namespace_selector: bool,
+    /// Writes to the API server in flight at once.
+    #[arg(long, value_name = "N", default_value_t = 128)]
+    pub max_concurrent_writes: usize,
+}
+
+pub fn run(global: &GlobalArgs, args: RunControllerArgs) -> anyhow::Result<u8> {
+    let raw = match &args.config {
+        Some(path) => Some(controller::read_config(path)?),
+        None => None,
+    };
+    let leader_elect = args
+        .leader_elect
+        .or_else(|| {
+            raw.as_ref()
+                .and_then(|c| c.leader_election.as_ref())
+                .and_then(|l| l.leader_elect)
+        })
+        .unwrap_or(false);
+    let config_given = raw.is_some();
+    let config = raw
+        .unwrap_or_default()
+        .with_defaults(controller::own_namespace().as_deref());
+    let metrics_addr = match &args.metrics_bind_address {
+        Some(a) => parse_address(a)?,
+        None => parse_address(
+            config
+                .metrics
+                .as_ref()
+                .and_then(|m| m.bind_address.as_deref())
+                .unwrap_or(":8443"),
+        )?,
+    };
+    let health_addr = match &args.health_probe_bind_address {
+        Some(a) => parse_address(a)?,
+        None => parse_address(
+            config
+                .health
+                .as_ref()
+                .and_then(|h| h.health_probe_bind_address.as_deref())
+                .unwrap_or(":8081"),
+        )?,
+    };
+    let opts = Options {
+        config,
+        config_given,
+        strict_namespace_selector: args.strict_namespace_selector,
+        leader_elect,
+        force: args.force,
+        metrics_addr,
+        health_addr,
+        max_in_flight: args.max_concurrent_writes,
+        identity: crate::kube::lease::identity(),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(async {
+        let conn = crate::kube::connect(global).await?;
+        tracing::info!(identity = %opts.identity, leader_elect, "starting run-controller");
+        controller::run(conn.client, opts, shutdown_signal()).await
+    })?;
+    // Background tasks (HTTP servers, finished watches) must not hold the process.
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    Ok(0)
+}
+
+/// SIGTERM (what Kubernetes sends) or SIGINT (Ctrl-C).
+async fn shutdown_signal() {
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = term => {}
+        _ = tokio::signal::ctrl_c() => {}
+    }
+    tracing::info!("shutting down");
+}

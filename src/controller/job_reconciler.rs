@@ -1,0 +1,277 @@
+//! Runs the Job integration's decisions ([`super::jobs::decide`]) against the cluster: one
+//! write sequence per Job at a time, Events on the Job, and the Workload-side steps
+//! (creation, release, finish) through the same paths as the scheduler's writes.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use k8s_openapi::api::batch::v1::Job;
+
+use crate::api::{QUEUE_NAME_LABEL, Workload};
+use crate::kube::apply::{self, is_conflict, is_not_found};
+use crate::manifests::job::{JobProblem, workload_for_job, workload_name_for_job};
+
+use super::Msg;
+use super::events;
+use super::jobs::{self, JobAction, JobStep};
+use super::state::Ctl;
+use super::workloads::backoff;
+
+impl Ctl {
+    fn managed(&self, job: &Job) -> bool {
+        let labelled = job
+            .metadata
+            .labels
+            .as_ref()
+            .is_some_and(|l| l.contains_key(QUEUE_NAME_LABEL));
+        labelled || self.cfg.manage_jobs_without_queue_name
+    }
+
+    /// The key of the Workload of `job_key`: the one it owns, else the name we would give it.
+    fn workload_of(&mut self, job_key: &str, job: &Job) -> String {
+        if let Some(k) = self.owned.get(job_key) {
+            return k.clone();
+        }
+        let ns = job.metadata.namespace.as_deref().unwrap_or("default");
+        let name = workload_name_for_job(
+            job.metadata.name.as_deref().unwrap_or(""),
+            job.metadata.uid.as_deref().unwrap_or(""),
+        );
+        format!("{ns}/{name}")
+    }
+
+    pub fn reconcile_job(&mut self, key: &str) {
+        if let Some(b) = self.jobs.get(key) {
+            if b.busy || b.retry_at.is_some_and(|t| t > Instant::now()) {
+                return;
+            }
+        }
+        let Some(job) = self.latest_job(key) else {
+            self.jobs.remove(key);
+            self.owned.remove(key);
+            return;
+        };
+        if !self.managed(&job) {
+            return;
+        }
+        let wl_key = self.workload_of(key, &job);
+        // While the Workload has a write pending, its newest state is not known yet.
+        if self
+            .wls
+            .get(&wl_key)
+            .is_some_and(|b| b.busy || b.plan.is_some())
+        {
+            return;
+        }
+        let wl = self.latest_workload(&wl_key).filter(|w| {
+            let uid = job.metadata.uid.as_deref().unwrap_or("");
+            w.metadata
+                .owner_references
+                .iter()
+                .flatten()
+                .any(|o| o.kind == "Job" && o.uid == uid)
+        });
+        let flavors: BTreeMap<String, crate::api::ResourceFlavor> = self
+            .stores
+            .flavors
+            .state()
+            .into_iter()
+            .map(|f| (f.metadata.name.clone().unwrap_or_default(), (*f).clone()))
+            .collect();
+        let action = jobs::decide(&job, wl.as_deref(), &flavors);
+        if action != JobAction::Nothing {
+            tracing::debug!(job = key, action = ?std::mem::discriminant(&action), "job action");
+        }
+        match action {
+            JobAction::Nothing => {}
+            JobAction::CreateWorkload => self.create_workload(key, &job),
+            JobAction::Stop {
+                steps,
+                message,
+                was_running,
+            } => {
+                if was_running {
+                    tracing::info!(job = key, reason = message, "stopping job");
+                }
+                let event = was_running.then(|| ("Stopped".to_string(), message));
+                self.job_steps(key, &job, steps, event);
+            }
+            JobAction::Start { patch, message } => {
+                tracing::info!(job = key, "starting job");
+                self.job_steps(
+                    key,
+                    &job,
+                    vec![JobStep::Patch(patch)],
+                    Some(("Started".to_string(), message)),
+                );
+            }
+            JobAction::FailToStart(message) => {
+                tracing::warn!(
+                    job = key,
+                    error = message,
+                    "job cannot start with its admission"
+                );
+                self.finish(&wl_key, jobs::FAILED_TO_START, &message, None);
+            }
+            JobAction::Release => self.release(&wl_key),
+            JobAction::Finish { succeeded, message } => {
+                let reason = if succeeded { "Succeeded" } else { "Failed" };
+                self.finish(
+                    &wl_key,
+                    reason,
+                    &message,
+                    Some(events::finished_workload(&wl_key)),
+                );
+            }
+            JobAction::RemoveFinalizer => self.remove_finalizer(&wl_key),
+        }
+    }
+
+    fn create_workload(&mut self, key: &str, job: &Arc<Job>) {
+        let priorities: BTreeMap<String, i32> = self
+            .stores
+            .priority_classes
+            .state()
+            .iter()
+            .map(|p| (p.metadata.name.clone().unwrap_or_default(), p.value))
+            .collect();
+        let wl = match workload_for_job(job, &priorities) {
+            Ok(w) => w,
+            Err(JobProblem::PriorityClassNotFound(pc)) => {
+                let message = format!("workloadPriorityClass \"{pc}\" not found");
+                let book = self.job_book(key);
+                if book.reported.as_deref() != Some(message.as_str()) {
+                    book.reported = Some(message.clone());
+                    tracing::warn!(job = key, message, "cannot create the job's Workload");
+                    self.event(
+                        apply::reference(&**job),
+                        true,
+                        "WorkloadPriorityClassNotFound".into(),
+                        message,
+                    );
+                }
+                return;
+            }
+        };
+        self.job_book(key).busy = true;
+        let writer = self.writer.clone();
+        let job_key = key.to_string();
+        self.spawn(async move {
+            let result = writer.create_workload(&wl).await;
+            Some(Msg::WorkloadCreated {
+                job: job_key,
+                result,
+            })
+        });
+    }
+
+    pub fn on_workload_created(&mut self, job_key: String, result: kube::Result<Workload>) {
+        let book = self.job_book(&job_key);
+        book.busy = false;
+        match result {
+            Ok(wl) => {
+                book.failures = 0;
+                book.reported = None;
+                let key = crate::kube::watch::key_of(&wl);
+                tracing::info!(job = job_key, workload = key, "created workload");
+                if let Some(job) = self.latest_job(&job_key) {
+                    self.event(
+                        apply::reference(&*job),
+                        false,
+                        "CreatedWorkload".into(),
+                        events::created_workload(&key),
+                    );
+                }
+                self.owned.insert(job_key.clone(), key.clone());
+                self.book(&key).overlay = Some(Arc::new(wl));
+                self.dirty_wls.insert(key);
+            }
+            // Created earlier (by us before a restart): the watch brings it.
+            Err(e) if is_conflict(&e) => {}
+            Err(e) => {
+                tracing::warn!(job = job_key, error = %e, "could not create the job's Workload");
+                book.failures += 1;
+                book.retry_at = Some(Instant::now() + backoff(book.failures));
+            }
+        }
+        self.dirty_jobs.insert(job_key);
+    }
+
+    /// Runs Job writes in order; an Event follows when all succeeded.
+    fn job_steps(
+        &mut self,
+        key: &str,
+        job: &Arc<Job>,
+        steps: Vec<JobStep>,
+        event: Option<(String, String)>,
+    ) {
+        self.job_book(key).busy = true;
+        let writer = self.writer.clone();
+        let ns = job
+            .metadata
+            .namespace
+            .clone()
+            .unwrap_or_else(|| "default".into());
+        let name = job.metadata.name.clone().unwrap_or_default();
+        let key = key.to_string();
+        self.spawn(async move {
+            let mut last = None;
+            for step in steps {
+                let r = match &step {
+                    JobStep::Patch(p) => writer.patch_job(&ns, &name, p).await,
+                    JobStep::PatchStatus(p) => writer.patch_job_status(&ns, &name, p).await,
+                };
+                match r {
+                    Ok(j) => last = Some(j),
+                    Err(e) => {
+                        return Some(Msg::JobWritten {
+                            key,
+                            result: Err(e),
+                            event: None,
+                        });
+                    }
+                }
+            }
+            Some(Msg::JobWritten {
+                key,
+                result: Ok(last),
+                event,
+            })
+        });
+    }
+
+    pub fn on_job_written(
+        &mut self,
+        key: String,
+        result: kube::Result<Option<Job>>,
+        event: Option<(String, String)>,
+    ) {
+        let book = self.job_book(&key);
+        book.busy = false;
+        match result {
+            Ok(job) => {
+                book.failures = 0;
+                if let Some(job) = job {
+                    let job = Arc::new(job);
+                    book.overlay = Some(job.clone());
+                    if let Some((reason, note)) = event {
+                        self.event(apply::reference(&*job), false, reason, note);
+                    }
+                }
+            }
+            Err(e) if is_not_found(&e) => {}
+            Err(e) if is_conflict(&e) => {
+                // Someone else changed the Job: decide again once the watch has its newest version.
+                tracing::debug!(job = key, "job changed meanwhile; reconciling again");
+                book.retry_at = Some(Instant::now() + std::time::Duration::from_millis(100));
+            }
+            Err(e) => {
+                tracing::warn!(job = key, error = %e, "could not update the Job");
+                book.failures += 1;
+                book.retry_at = Some(Instant::now() + backoff(book.failures));
+            }
+        }
+        self.dirty_jobs.insert(key);
+    }
+}

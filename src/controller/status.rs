@@ -1,0 +1,370 @@
+//! Workload status transitions as upstream writes them (pure): quota reserved and admitted,
+//! evicted by preemption, pending with a reason, quota released after an eviction, finished.
+//! Conditions follow upstream's `SetStatusCondition` through [`set_condition`], shared with
+//! `simulate`, so offline and live write the same shapes. ClusterQueue and LocalQueue status
+//! come from `simulate::result` unchanged.
+
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+
+use crate::api::workload_status::condition;
+use crate::api::{self, Workload, WorkloadSchedulingStatsEviction, WorkloadStatus};
+use crate::manifests::convert::millis;
+use crate::scheduler::decision::PreemptionReason;
+use crate::scheduler::model::{self, Millis};
+use crate::scheduler::quantity::format_amount;
+pub use crate::simulate::result::set_condition;
+
+/// Upstream's limit on condition messages.
+pub const MAX_CONDITION_MESSAGE: usize = 32 * 1024;
+
+fn msg(m: &str) -> String {
+    crate::kube::apply::truncate_message(m, MAX_CONDITION_MESSAGE)
+}
+
+/// `Evicted`/`Preempted` back to False with "Previously: ..." when quota is reserved again.
+fn reset_active(conds: &mut Vec<Condition>, type_: &str, now: Millis) {
+    if let Some(c) = conds
+        .iter()
+        .find(|c| c.type_ == type_ && c.status == "True")
+    {
+        let message = msg(&format!("Previously: {}", c.message));
+        set_condition(conds, type_, false, "QuotaReserved", &message, now);
+    }
+}
+
+fn quantity(resource: &str, v: i64) -> Quantity {
+    Quantity(format_amount(resource, v))
+}
+
+/// The engine's admission in `status.admission` form.
+pub fn admission_to_api(adm: &model::Admission) -> api::Admission {
+    api::Admission {
+        cluster_queue: adm.cluster_queue.clone(),
+        pod_set_assignments: adm
+            .pod_sets
+            .iter()
+            .map(|ps| api::PodSetAssignment {
+                name: ps.name.clone(),
+                flavors: ps.flavors.clone(),
+                resource_usage: ps
+                    .resource_usage
+                    .iter()
+                    .map(|(r, v)| (r.clone(), quantity(r, *v)))
+                    .collect(),
+                count: Some(ps.count),
+                topology_assignment: None,
+                delayed_topology_request: None,
+            })
+            .collect(),
+    }
+}
+
+/// Quota reserved and, with no admission checks, admitted at once.
+pub fn admit(st: &mut WorkloadStatus, admission: &model::Admission, now: Millis) {
+    st.admission = Some(admission_to_api(admission));
+    let message = format!("Quota reserved in ClusterQueue {}", admission.cluster_queue);
+    set_condition(
+        &mut st.conditions,
+        condition::QUOTA_RESERVED,
+        true,
+        "QuotaReserved",
+        &message,
+        now,
+    );
+    reset_active(&mut st.conditions, condition::EVICTED, now);
+    reset_active(&mut st.conditions, condition::PREEMPTED, now);
+    set_condition(
+        &mut st.conditions,
+        condition::ADMITTED,
+        true,
+        "Admitted",
+        "The workload is admitted",
+        now,
+    );
+    st.resource_requests.clear();
+}
+
+/// Evicted to make room for a preemptor (`Evicted` reason `Preempted`, `Preempted` with where).
+/// The admission stays until the workload's pods are gone. Returns whether this is the
+/// workload's first eviction for this reason (`evicted_workloads_once_total`).
+pub fn evict(
+    st: &mut WorkloadStatus,
+    reason: PreemptionReason,
+    message: &str,
+    now: Millis,
+) -> bool {
+    let m = msg(message);
+    set_condition(
+        &mut st.conditions,
+        condition::PREEMPTED,
+        true,
+        reason.as_str(),
+        &m,
+        now,
+    );
+    set_condition(
+        &mut st.conditions,
+        condition::EVICTED,
+        true,
+        condition::EVICTED_BY_PREEMPTION,
+        &m,
+        now,
+    );
+    let stats = st.scheduling_stats.get_or_insert_with(Default::default);
+    match stats
+        .evictions
+        .iter_mut()
+        .find(|e| e.reason == condition::EVICTED_BY_PREEMPTION && e.underlying_cause.is_empty())
+    {
+        Some(e) => {
+            e.count += 1;
+            false
+        }
+        None => {
+            stats.evictions.push(WorkloadSchedulingStatsEviction {
+                reason: condition::EVICTED_BY_PREEMPTION.to_string(),
+                underlying_cause: String::new(),
+                count: 1,
+            });
+            true
+        }
+    }
+}
+
+/// Not admitted: `QuotaReserved=False` with the reason and message, `Admitted=False`, and the
+/// requests of each podSet.
+pub fn pending(
+    st: &mut WorkloadStatus,
+    reason: &str,
+    message: &str,
+    w: &model::Workload,
+    now: Millis,
+) {
+    st.admission = None;
+    set_condition(
+        &mut st.conditions,
+        condition::QUOTA_RESERVED,
+        false,
+        reason,
+        &msg(message),
+        now,
+    );
+    set_condition(
+        &mut st.conditions,
+        condition::ADMITTED,
+        false,
+        "NoReservation",
+        "The workload has no reservation",
+        now,
+    );
+    st.resource_requests = resource_requests(w);
+}
+
+/// Totals per podSet, as upstream's `PropagateResourceRequests`.
+pub fn resource_requests(w: &model::Workload) -> Vec<api::PodSetRequest> {
+    w.pod_sets
+        .iter()
+        .map(|ps| api::PodSetRequest {
+            name: ps.name.clone(),
+            resources: ps
+                .per_pod
+                .iter()
+                .map(|(r, v)| {
+                    (
+                        r.clone(),
+                        quantity(r, v.saturating_mul(i64::from(ps.count))),
+                    )
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// An evicted workload's pods are gone: the reservation is cleared and the workload goes back
+/// to its queue (`Requeued=True` with the eviction reason).
+pub fn release(st: &mut WorkloadStatus, now: Millis) {
+    let (reason, message) = st
+        .condition(condition::EVICTED)
+        .filter(|c| c.status == "True")
+        .map(|c| (c.reason.clone(), c.message.clone()))
+        .unwrap_or_else(|| (condition::EVICTED_BY_PREEMPTION.to_string(), String::new()));
+    // Upstream requeues only after preemption (and node failures); other evictions wait.
+    let requeue = reason == condition::EVICTED_BY_PREEMPTION || reason == "NodeFailures";
+    set_condition(
+        &mut st.conditions,
+        condition::REQUEUED,
+        requeue,
+        &reason,
+        &msg(&message),
+        now,
+    );
+    set_condition(
+        &mut st.conditions,
+        condition::QUOTA_RESERVED,
+        false,
+        "PendingEvaluation",
+        &msg(&message),
+        now,
+    );
+    st.admission = None;
+    set_condition(
+        &mut st.conditions,
+        condition::ADMITTED,
+        false,
+        "NoReservation",
+        "The workload has no reservation",
+        now,
+    );
+}
+
+/// The job finished (`Succeeded`/`Failed`, or `FailedToStart`).
+pub fn finish(st: &mut WorkloadStatus, reason: &str, message: &str, now: Millis) {
+    set_condition(
+        &mut st.conditions,
+        condition::FINISHED,
+        true,
+        reason,
+        &msg(message),
+        now,
+    );
+}
+
+/// Seconds a workload waited since it was queued: from creation, or from the last `Requeued`
+/// transition (upstream's `QueuedWaitTime`).
+pub fn queued_wait_seconds(wl: &Workload, now: Millis) -> f64 {
+    let st = wl.status.as_ref();
+    let since = st
+        .and_then(|s| s.condition(condition::REQUEUED))
+        .map(|c| millis(&c.last_transition_time))
+        .or_else(|| wl.metadata.creation_timestamp.as_ref().map(millis))
+        .unwrap_or(now);
+    ((now - since).max(0) as f64) / 1000.0
+}
+
+/// Are two statuses the same apart from condition transition times (which
+/// [`set_condition`] keeps when nothing changed anyway)?
+pub fn same_ignoring_times<T: serde::Serialize>(a: &T, b: &T) -> bool {
+    fn strip(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::Object(m) => {
+                m.remove("lastTransitionTime");
+                m.values_mut().for_each(strip);
+            }
+            serde_json::Value::Array(a) => a.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    let (mut x, mut y) = (
+        serde_json::to_value(a).unwrap_or_default(),
+        serde_json::to_value(b).unwrap_or_default(),
+    );
+    strip(&mut x);
+    strip(&mut y);
+    x == y
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+
+    fn adm() -> model::Admission {
+        model::Admission {
+            cluster_queue: "team-a-queue".into(),
+            pod_sets: vec![model::PodSetAdmission {
+                name: "main".into(),
+                flavors: BTreeMap::from([("nvidia.com/gpu".to_string(), "gpu-a100".to_string())]),
+                resource_usage: BTreeMap::from([("nvidia.com/gpu".to_string(), 2)]),
+                count: 1,
+            }],
+        }
+    }
+
+    fn cond<'a>(st: &'a WorkloadStatus, t: &str) -> &'a Condition {
+        st.condition(t)
+            .unwrap_or_else(|| panic!("no {t} condition"))
+    }
+
+    #[test]
+    fn admission_sets_quota_reserved_and_admitted() {
+        let mut st = WorkloadStatus::default();
+        admit(&mut st, &adm(), 1_000);
+        assert_eq!(
+            cond(&st, "QuotaReserved").message,
+            "Quota reserved in ClusterQueue team-a-queue"
+        );
+        assert_eq!(cond(&st, "Admitted").reason, "Admitted");
+        let a = st.admission.as_ref().unwrap();
+        assert_eq!(
+            a.pod_set_assignments[0].resource_usage["nvidia.com/gpu"].0,
+            "2"
+        );
+        assert_eq!(a.pod_set_assignments[0].count, Some(1));
+    }
+
+    #[test]
+    fn eviction_then_release_then_readmission() {
+        let mut st = WorkloadStatus::default();
+        admit(&mut st, &adm(), 1_000);
+        assert!(evict(
+            &mut st,
+            PreemptionReason::InCohortReclamation,
+            "Preempted to accommodate a workload",
+            2_000
+        ));
+        assert_eq!(cond(&st, "Evicted").reason, "Preempted");
+        assert_eq!(cond(&st, "Preempted").reason, "InCohortReclamation");
+        assert!(
+            st.admission.is_some(),
+            "the admission stays until the pods are gone"
+        );
+        release(&mut st, 3_000);
+        assert!(st.admission.is_none());
+        let q = cond(&st, "QuotaReserved");
+        assert_eq!(
+            (q.status.as_str(), q.reason.as_str()),
+            ("False", "PendingEvaluation")
+        );
+        let r = cond(&st, "Requeued");
+        assert_eq!(
+            (r.status.as_str(), r.reason.as_str()),
+            ("True", "Preempted")
+        );
+        assert_eq!(cond(&st, "Admitted").reason, "NoReservation");
+        admit(&mut st, &adm(), 4_000);
+        let e = cond(&st, "Evicted");
+        assert_eq!(
+            (e.status.as_str(), e.reason.as_str()),
+            ("False", "QuotaReserved")
+        );
+        assert_eq!(e.message, "Previously: Preempted to accommodate a workload");
+        assert!(
+            !evict(&mut st, PreemptionReason::InClusterQueue, "again", 5_000),
+            "second eviction is not the first"
+        );
+        assert_eq!(st.scheduling_stats.as_ref().unwrap().evictions[0].count, 2);
+    }
+
+    #[test]
+    fn unchanged_pending_status_compares_equal() {
+        let w = model::Workload {
+            pod_sets: vec![model::PodSet {
+                name: "main".into(),
+                count: 2,
+                per_pod: BTreeMap::from([("cpu".into(), 500)]),
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let mut a = WorkloadStatus::default();
+        pending(&mut a, "WaitingForQuota", "m", &w, 1_000);
+        assert_eq!(a.resource_requests[0].resources["cpu"].0, "1");
+        let mut b = a.clone();
+        pending(&mut b, "WaitingForQuota", "m", &w, 9_000);
+        assert!(same_ignoring_times(&a, &b));
+        pending(&mut b, "WaitingForQuota", "other", &w, 9_000);
+        assert!(!same_ignoring_times(&a, &b));
+    }
+}

@@ -1,0 +1,330 @@
+//! The controller's writes: Workload, ClusterQueue and LocalQueue status by server-side apply
+//! under our own field managers, Workload creation, finalizer removal, Job patches, and
+//! Events.
+//!
+//! Every write goes through [`Writer`]: many requests in flight at once (bounded by
+//! `max_in_flight`, so the API server, not the client, sets the pace) and, when configured,
+//! upstream's client rate limit (`clientConnection.qps`/`burst`, 300/500 by default) as a
+//! token bucket. Nothing here retries: the caller re-reconciles from the newest state.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::core::v1::ObjectReference;
+use kube::api::{Api, Patch, PatchParams, PostParams};
+use kube::runtime::events::{Event, EventType, Recorder, Reporter};
+use kube::{Client, Resource};
+use serde_json::{Value, json};
+use tokio::sync::{Mutex, OwnedSemaphorePermit, Semaphore};
+
+use crate::api::{
+    ClusterQueue, ClusterQueueStatus, LocalQueue, LocalQueueStatus, Workload, WorkloadStatus,
+};
+
+/// Field manager of Workload status written by the scheduler and the job integration.
+pub const WORKLOAD_STATUS_MANAGER: &str = "kubectl-kueue-admission";
+/// Field manager of ClusterQueue and LocalQueue status.
+pub const QUEUE_STATUS_MANAGER: &str = "kubectl-kueue-queue-status";
+/// Field manager of Job and Workload metadata/spec patches and creations.
+pub const CONTROLLER_MANAGER: &str = "kubectl-kueue-job-controller";
+/// `reportingController` of our Events.
+pub const EVENT_REPORTER: &str = "kubectl-kueue";
+
+/// Upstream's limit on event notes.
+const MAX_EVENT_MESSAGE: usize = 1024;
+
+/// Cuts a message to `limit` bytes the way upstream does (`" ..."` at the end).
+pub fn truncate_message(message: &str, limit: usize) -> String {
+    if message.len() <= limit {
+        return message.to_string();
+    }
+    let suffix = " ...";
+    let mut cut = limit - suffix.len();
+    while !message.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}{suffix}", &message[..cut])
+}
+
+/// A token bucket: `rate` tokens per second, at most `burst` stored.
+struct TokenBucket {
+    rate: f64,
+    burst: f64,
+    state: Mutex<(f64, Instant)>,
+}
+
+impl TokenBucket {
+    async fn take(&self) {
+        loop {
+            let wait = {
+                let mut st = self.state.lock().await;
+                let now = Instant::now();
+                let refill = now.duration_since(st.1).as_secs_f64() * self.rate;
+                st.0 = (st.0 + refill).min(self.burst);
+                st.1 = now;
+                if st.0 >= 1.0 {
+                    st.0 -= 1.0;
+                    return;
+                }
+                Duration::from_secs_f64((1.0 - st.0) / self.rate)
+            };
+            tokio::time::sleep(wait).await;
+        }
+    }
+}
+
+/// Shared by every write of the controller.
+#[derive(Clone)]
+pub struct Writer {
+    client: Client,
+    in_flight: Arc<Semaphore>,
+    bucket: Option<Arc<TokenBucket>>,
+    recorder: Recorder,
+}
+
+impl Writer {
+    /// `qps` below or equal to zero disables client-side rate limiting (upstream: negative).
+    pub fn new(
+        client: Client,
+        max_in_flight: usize,
+        qps: f32,
+        burst: i32,
+        instance: &str,
+    ) -> Writer {
+        let bucket = (qps > 0.0).then(|| {
+            let burst = f64::from(burst.max(1));
+            Arc::new(TokenBucket {
+                rate: f64::from(qps),
+                burst,
+                state: Mutex::new((burst, Instant::now())),
+            })
+        });
+        let reporter = Reporter {
+            controller: EVENT_REPORTER.to_string(),
+            instance: Some(instance.to_string()),
+        };
+        Writer {
+            recorder: Recorder::new(client.clone(), reporter),
+            client,
+            in_flight: Arc::new(Semaphore::new(max_in_flight.max(1))),
+            bucket,
+        }
+    }
+
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    async fn gate(&self) -> OwnedSemaphorePermit {
+        let permit = self
+            .in_flight
+            .clone()
+            .acquire_owned()
+            .await
+            .expect("the write semaphore is never closed");
+        if let Some(b) = &self.bucket {
+            b.take().await;
+        }
+        permit
+    }
+
+    /// Server-side applies the parts of a Workload's status the controller owns: conditions,
+    /// admission, resource requests, reclaimable pods and scheduling stats. A part left out
+    /// (a cleared admission) is removed. `metadata.uid` guards against a recreated object.
+    pub async fn apply_workload_status(
+        &self,
+        wl: &Workload,
+        status: &WorkloadStatus,
+    ) -> kube::Result<Workload> {
+        let _p = self.gate().await;
+        let (ns, name) = ns_name(wl);
+        let owned = WorkloadStatus {
+            conditions: status.conditions.clone(),
+            admission: status.admission.clone(),
+            resource_requests: status.resource_requests.clone(),
+            reclaimable_pods: status.reclaimable_pods.clone(),
+            scheduling_stats: status.scheduling_stats.clone(),
+            ..Default::default()
+        };
+        let body = json!({
+            "apiVersion": crate::api::API_VERSION,
+            "kind": "Workload",
+            "metadata": { "name": name, "namespace": ns, "uid": wl.metadata.uid },
+            "status": owned,
+        });
+        let api: Api<Workload> = Api::namespaced(self.client.clone(), &ns);
+        api.patch_status(
+            &name,
+            &PatchParams::apply(WORKLOAD_STATUS_MANAGER).force(),
+            &Patch::Apply(&body),
+        )
+        .await
+    }
+
+    pub async fn create_workload(&self, wl: &Workload) -> kube::Result<Workload> {
+        let _p = self.gate().await;
+        let (ns, _) = ns_name(wl);
+        let api: Api<Workload> = Api::namespaced(self.client.clone(), &ns);
+        api.create(
+            &PostParams {
+                field_manager: Some(CONTROLLER_MANAGER.to_string()),
+                ..Default::default()
+            },
+            wl,
+        )
+        .await
+    }
+
+    /// Drops `finalizer` from a Workload, guarded by its resourceVersion.
+    pub async fn remove_workload_finalizer(
+        &self,
+        wl: &Workload,
+        finalizer: &str,
+    ) -> kube::Result<Workload> {
+        let _p = self.gate().await;
+        let (ns, name) = ns_name(wl);
+        let rest: Vec<&String> = wl
+            .metadata
+            .finalizers
+            .iter()
+            .flatten()
+            .filter(|f| *f != finalizer)
+            .collect();
+        let patch = json!({ "metadata": { "resourceVersion": wl.metadata.resource_version, "finalizers": rest } });
+        let api: Api<Workload> = Api::namespaced(self.client.clone(), &ns);
+        api.patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
+            .await
+    }
+
+    /// A JSON merge patch of a Job (include `metadata.resourceVersion` for optimistic locking).
+    pub async fn patch_job(&self, namespace: &str, name: &str, patch: &Value) -> kube::Result<Job> {
+        let _p = self.gate().await;
+        let api: Api<Job> = Api::namespaced(self.client.clone(), namespace);
+        let pp = PatchParams {
+            field_manager: Some(CONTROLLER_MANAGER.to_string()),
+            ..Default::default()
+        };
+        api.patch(name, &pp, &Patch::Merge(patch)).await
+    }
+
+    /// A JSON merge patch of a Job's status.
+    pub async fn patch_job_status(
+        &self,
+        namespace: &str,
+        name: &str,
+        patch: &Value,
+    ) -> kube::Result<Job> {
+        let _p = self.gate().await;
+        let api: Api<Job> = Api::namespaced(self.client.clone(), namespace);
+        let pp = PatchParams {
+            field_manager: Some(CONTROLLER_MANAGER.to_string()),
+            ..Default::default()
+        };
+        api.patch_status(name, &pp, &Patch::Merge(patch)).await
+    }
+
+    pub async fn apply_cluster_queue_status(
+        &self,
+        name: &str,
+        status: &ClusterQueueStatus,
+    ) -> kube::Result<ClusterQueue> {
+        let _p = self.gate().await;
+        let body = json!({
+            "apiVersion": crate::api::API_VERSION,
+            "kind": "ClusterQueue",
+            "metadata": { "name": name },
+            "status": status,
+        });
+        let api: Api<ClusterQueue> = Api::all(self.client.clone());
+        api.patch_status(
+            name,
+            &PatchParams::apply(QUEUE_STATUS_MANAGER).force(),
+            &Patch::Apply(&body),
+        )
+        .await
+    }
+
+    pub async fn apply_local_queue_status(
+        &self,
+        namespace: &str,
+        name: &str,
+        status: &LocalQueueStatus,
+    ) -> kube::Result<LocalQueue> {
+        let _p = self.gate().await;
+        let body = json!({
+            "apiVersion": crate::api::API_VERSION,
+            "kind": "LocalQueue",
+            "metadata": { "name": name, "namespace": namespace },
+            "status": status,
+        });
+        let api: Api<LocalQueue> = Api::namespaced(self.client.clone(), namespace);
+        api.patch_status(
+            name,
+            &PatchParams::apply(QUEUE_STATUS_MANAGER).force(),
+            &Patch::Apply(&body),
+        )
+        .await
+    }
+
+    /// Publishes an Event about `object` (events.k8s.io/v1). `action` is upstream's action,
+    /// which equals the reason for every event we send.
+    pub async fn event(
+        &self,
+        object: &ObjectReference,
+        warning: bool,
+        reason: &str,
+        note: &str,
+    ) -> kube::Result<()> {
+        let _p = self.gate().await;
+        let ev = Event {
+            type_: if warning {
+                EventType::Warning
+            } else {
+                EventType::Normal
+            },
+            reason: reason.to_string(),
+            note: Some(truncate_message(note, MAX_EVENT_MESSAGE)),
+            action: reason.to_string(),
+            secondary: None,
+        };
+        self.recorder.publish(&ev, object).await
+    }
+}
+
+fn ns_name<K: Resource>(obj: &K) -> (String, String) {
+    let m = obj.meta();
+    (
+        m.namespace.clone().unwrap_or_else(|| "default".to_string()),
+        m.name.clone().unwrap_or_default(),
+    )
+}
+
+/// The reference an Event about `obj` points at.
+pub fn reference<K: Resource<DynamicType = ()>>(obj: &K) -> ObjectReference {
+    obj.object_ref(&())
+}
+
+/// Is this a "the object is gone" error?
+pub fn is_not_found(e: &kube::Error) -> bool {
+    matches!(e, kube::Error::Api(s) if s.code == 404)
+}
+
+/// Is this an optimistic-locking conflict?
+pub fn is_conflict(e: &kube::Error) -> bool {
+    matches!(e, kube::Error::Api(s) if s.code == 409)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truncation_matches_upstream() {
+        assert_eq!(truncate_message("short", 1024), "short");
+        let long = "x".repeat(2000);
+        let t = truncate_message(&long, 1024);
+        assert_eq!(t.len(), 1024);
+        assert!(t.ends_with(" ..."));
+    }
+}

@@ -1,0 +1,299 @@
+//! The controller's view of the cluster: one kube-rs reflector per kind (list, then watch,
+//! with kube's default backoff on errors), each feeding a [`Store`] that any task can read,
+//! and a change notification (`kind`, `namespace/name`) to the controller loop.
+//!
+//! Notifications are level triggers: the loop reads the store (the newest state) when it
+//! handles one, so a burst of updates to one object costs one reconcile. After a re-list the
+//! whole kind is reported (objects deleted while the watch was down get no event of their own).
+
+use std::fmt::Debug;
+use std::sync::Arc;
+
+use futures::StreamExt;
+use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::core::v1::{Namespace, Node};
+use kube::api::{Api, ListParams};
+use kube::core::PartialObjectMeta;
+use kube::runtime::reflector::{self, ObjectRef, Store};
+use kube::runtime::{WatchStreamExt, watcher};
+use kube::{Client, Resource, ResourceExt};
+use serde::de::DeserializeOwned;
+use tokio::sync::mpsc::UnboundedSender;
+use tokio::task::JoinHandle;
+
+use crate::api::{
+    ClusterQueue, Cohort, LocalQueue, ResourceFlavor, Workload, WorkloadPriorityClass,
+};
+
+/// The kinds the controller watches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    ResourceFlavor,
+    Cohort,
+    ClusterQueue,
+    LocalQueue,
+    WorkloadPriorityClass,
+    Workload,
+    Namespace,
+    Job,
+    Node,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 9] = [
+        Kind::ResourceFlavor,
+        Kind::Cohort,
+        Kind::ClusterQueue,
+        Kind::LocalQueue,
+        Kind::WorkloadPriorityClass,
+        Kind::Workload,
+        Kind::Namespace,
+        Kind::Job,
+        Kind::Node,
+    ];
+}
+
+/// What a watch reports to the controller loop.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WatchMsg {
+    /// The object (`namespace/name`, or `name` for cluster-scoped kinds) was added, changed or
+    /// deleted: read the store for its current state.
+    Changed(Kind, String),
+    /// A (re-)list finished: the store holds a complete picture of the kind.
+    Relisted(Kind),
+}
+
+/// `namespace/name`, or `name` for cluster-scoped objects.
+pub fn key_of<K: Resource>(obj: &K) -> String {
+    let meta = obj.meta();
+    let name = meta.name.as_deref().unwrap_or("");
+    match meta.namespace.as_deref() {
+        Some(ns) => format!("{ns}/{name}"),
+        None => name.to_string(),
+    }
+}
+
+/// The store lookup for a key made by [`key_of`].
+pub fn object_ref<K: reflector::Lookup<DynamicType = ()>>(key: &str) -> ObjectRef<K> {
+    match key.split_once('/') {
+        Some((ns, name)) => ObjectRef::new(name).within(ns),
+        None => ObjectRef::new(key),
+    }
+}
+
+/// Read access to every watched kind.
+#[derive(Clone)]
+pub struct Stores {
+    pub flavors: Store<ResourceFlavor>,
+    pub cohorts: Store<Cohort>,
+    pub cluster_queues: Store<ClusterQueue>,
+    pub local_queues: Store<LocalQueue>,
+    pub priority_classes: Store<WorkloadPriorityClass>,
+    pub workloads: Store<Workload>,
+    pub namespaces: Store<Namespace>,
+    pub jobs: Store<Job>,
+    pub nodes: Store<PartialObjectMeta<Node>>,
+}
+
+impl Stores {
+    /// Waits until every kind has been listed once.
+    pub async fn wait_until_ready(&self) -> anyhow::Result<()> {
+        let err = |k: &str| anyhow::anyhow!("the {k} watch stopped before its first list");
+        self.flavors
+            .wait_until_ready()
+            .await
+            .map_err(|_| err("ResourceFlavor"))?;
+        self.cohorts
+            .wait_until_ready()
+            .await
+            .map_err(|_| err("Cohort"))?;
+        self.cluster_queues
+            .wait_until_ready()
+            .await
+            .map_err(|_| err("ClusterQueue"))?;
+        self.local_queues
+            .wait_until_ready()
+            .await
+            .map_err(|_| err("LocalQueue"))?;
+        self.priority_classes
+            .wait_until_ready()
+            .await
+            .map_err(|_| err("WorkloadPriorityClass"))?;
+        self.workloads
+            .wait_until_ready()
+            .await
+            .map_err(|_| err("Workload"))?;
+        self.namespaces
+            .wait_until_ready()
+            .await
+            .map_err(|_| err("Namespace"))?;
+        self.jobs.wait_until_ready().await.map_err(|_| err("Job"))?;
+        self.nodes
+            .wait_until_ready()
+            .await
+            .map_err(|_| err("Node"))?;
+        Ok(())
+    }
+
+    pub fn workload(&self, key: &str) -> Option<Arc<Workload>> {
+        self.workloads.get(&object_ref(key))
+    }
+
+    pub fn job(&self, key: &str) -> Option<Arc<Job>> {
+        self.jobs.get(&object_ref(key))
+    }
+}
+
+/// What to watch beyond the fixed kinds.
+#[derive(Debug, Clone, Default)]
+pub struct WatchOptions {
+    /// Watch every Job (for `manageJobsWithoutQueueName`), not only queue-labelled ones.
+    pub all_jobs: bool,
+}
+
+/// Starts every watch. Returns the stores and the tasks (abort them to stop watching).
+pub async fn start(
+    client: &Client,
+    opts: &WatchOptions,
+    tx: UnboundedSender<WatchMsg>,
+) -> (Stores, Vec<JoinHandle<()>>) {
+    let mut tasks = Vec::new();
+    let cfg = watcher::Config::default;
+    let (flavors, t) = spawn(
+        Api::all(client.clone()),
+        cfg(),
+        Kind::ResourceFlavor,
+        tx.clone(),
+    );
+    tasks.push(t);
+    // Clusters running an older Kueue may lack the Cohort kind: then there are none.
+    let cohorts = if served::<Cohort>(client).await {
+        let (s, t) = spawn(Api::all(client.clone()), cfg(), Kind::Cohort, tx.clone());
+        tasks.push(t);
+        s
+    } else {
+        tracing::warn!(
+            "the Cohort kind is not served: cohorts are only those named by ClusterQueues"
+        );
+        empty_store()
+    };
+    let (cluster_queues, t) = spawn(
+        Api::all(client.clone()),
+        cfg(),
+        Kind::ClusterQueue,
+        tx.clone(),
+    );
+    tasks.push(t);
+    let (local_queues, t) = spawn(
+        Api::all(client.clone()),
+        cfg(),
+        Kind::LocalQueue,
+        tx.clone(),
+    );
+    tasks.push(t);
+    let (priority_classes, t) = spawn(
+        Api::all(client.clone()),
+        cfg(),
+        Kind::WorkloadPriorityClass,
+        tx.clone(),
+    );
+    tasks.push(t);
+    let (workloads, t) = spawn(Api::all(client.clone()), cfg(), Kind::Workload, tx.clone());
+    tasks.push(t);
+    let (namespaces, t) = spawn(Api::all(client.clone()), cfg(), Kind::Namespace, tx.clone());
+    tasks.push(t);
+    let job_cfg = if opts.all_jobs {
+        cfg()
+    } else {
+        cfg().labels(crate::api::QUEUE_NAME_LABEL)
+    };
+    let (jobs, t) = spawn(Api::all(client.clone()), job_cfg, Kind::Job, tx.clone());
+    tasks.push(t);
+    let (nodes, t) = spawn(
+        Api::<PartialObjectMeta<Node>>::all(client.clone()),
+        cfg(),
+        Kind::Node,
+        tx,
+    );
+    tasks.push(t);
+    let stores = Stores {
+        flavors,
+        cohorts,
+        cluster_queues,
+        local_queues,
+        priority_classes,
+        workloads,
+        namespaces,
+        jobs,
+        nodes,
+    };
+    (stores, tasks)
+}
+
+async fn served<K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug>(
+    client: &Client,
+) -> bool {
+    let api: Api<K> = Api::all(client.clone());
+    !matches!(api.list(&ListParams::default().limit(1)).await, Err(kube::Error::Api(e)) if e.code == 404)
+}
+
+fn empty_store<K: reflector::Lookup + Clone + 'static>() -> Store<K>
+where
+    K::DynamicType: Default + Eq + std::hash::Hash + Clone,
+{
+    let (reader, mut writer) = reflector::store::<K>();
+    writer.apply_watcher_event(&watcher::Event::Init);
+    writer.apply_watcher_event(&watcher::Event::InitDone);
+    // The writer may go: readers keep the (empty, ready) state.
+    std::mem::forget(writer);
+    reader
+}
+
+fn spawn<K>(
+    api: Api<K>,
+    cfg: watcher::Config,
+    kind: Kind,
+    tx: UnboundedSender<WatchMsg>,
+) -> (Store<K>, JoinHandle<()>)
+where
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+{
+    let (reader, writer) = reflector::store();
+    let stream = reflector::reflector(writer, watcher(api, cfg).default_backoff());
+    (reader, tokio::spawn(forward(stream, kind, tx)))
+}
+
+async fn forward<K, S>(stream: S, kind: Kind, tx: UnboundedSender<WatchMsg>)
+where
+    K: Resource + ResourceExt,
+    S: futures::Stream<Item = Result<watcher::Event<K>, watcher::Error>>,
+{
+    futures::pin_mut!(stream);
+    let mut failing = false;
+    while let Some(ev) = stream.next().await {
+        let msg = match ev {
+            Ok(watcher::Event::Apply(o)) | Ok(watcher::Event::Delete(o)) => {
+                Some(WatchMsg::Changed(kind, key_of(&o)))
+            }
+            Ok(watcher::Event::InitDone) => Some(WatchMsg::Relisted(kind)),
+            Ok(_) => None,
+            Err(e) => {
+                // The backoff retries; say it once per outage, not once per attempt.
+                if !failing {
+                    tracing::warn!(kind = ?kind, error = %e, "watch failed; retrying with backoff");
+                }
+                failing = true;
+                None
+            }
+        };
+        if let Some(msg) = msg {
+            if failing {
+                tracing::info!(kind = ?kind, "watch recovered");
+                failing = false;
+            }
+            if tx.send(msg).is_err() {
+                return;
+            }
+        }
+    }
+}
