@@ -75,6 +75,9 @@ pub enum Command {
     Install(commands::install::InstallArgs),
     /// Remove what `install` put in place (--crds: the CRDs and all queue objects too).
     Uninstall(commands::install::UninstallArgs),
+    /// Submit a Job to a LocalQueue (from a file or from flags), see its Workload and position,
+    /// and --wait for it.
+    Submit(commands::submit::SubmitArgs),
     /// Quotas and usage per cohort and ClusterQueue, LocalQueues, and workloads with their
     /// state, position and wait (-w to follow).
     Status(commands::status::StatusArgs),
@@ -88,6 +91,9 @@ pub enum Command {
     Resume(commands::resume::ResumeArgs),
     /// Delete Workloads (through the Job that owns them), after confirmation.
     Delete(commands::delete::DeleteArgs),
+    /// Write a ready GPU queueing setup (flavors, ClusterQueues, LocalQueues, priorities) from
+    /// a few questions or flags.
+    Init(commands::init::InitArgs),
 }
 
 /// Logs to stderr with an `RUST_LOG`-style filter; `-v` raises the default level.

@@ -552,3 +552,82 @@ async fn delete_asks_first_and_deletes_the_owning_job() {
         &["delete", "workload", "--all", "-n", &ns, "--yes"],
     );
 }
+
+#[tokio::test]
+async fn init_apply_creates_a_working_setup() {
+    let Some(cluster) = shared_apiserver() else {
+        return;
+    };
+    crds(cluster).await;
+    let ns = cluster.new_namespace("init").await;
+    let s = suffix(&ns);
+    let (x, y) = (format!("x-{s}"), format!("y-{s}"));
+    let out = ok(
+        cluster,
+        &[
+            "init",
+            "--non-interactive",
+            "--teams",
+            &format!("{x},{y}"),
+            "--gpu-types",
+            &format!("t{s}=4"),
+            "--cohort",
+            &format!("co-{s}"),
+            "--priorities",
+            &format!("p-{s}=10"),
+            "--apply",
+        ],
+    );
+    assert!(
+        out.contains(&format!("clusterqueue.kueue.x-k8s.io/{x}-queue configured")),
+        "{out}"
+    );
+    assert!(out.contains(&format!("namespace/{y} configured")), "{out}");
+    let cq = Api::<ClusterQueue>::all(cluster.client())
+        .get(&format!("{y}-queue"))
+        .await
+        .unwrap();
+    assert_eq!(cq.spec.cohort_name(), Some(format!("co-{s}").as_str()));
+    let lq = Api::<LocalQueue>::namespaced(cluster.client(), &x)
+        .get("training-queue")
+        .await
+        .unwrap();
+    assert_eq!(
+        lq.spec.cluster_queue_name(),
+        Some(format!("{x}-queue").as_str())
+    );
+    // status reads it back: two ClusterQueues in the cohort, 2 GPUs each.
+    let out = ok(
+        cluster,
+        &[
+            "status",
+            "-n",
+            &x,
+            &format!("{x}-queue"),
+            &format!("{y}-queue"),
+        ],
+    );
+    assert!(out.contains(&format!("COHORT co-{s}")), "{out}");
+    assert_eq!(
+        cell(&out, &format!("{x}-queue"), "FLAVOR").as_deref(),
+        Some(format!("gpu-t{s}").as_str()),
+        "{out}"
+    );
+    // Applying again changes nothing and succeeds (server-side apply).
+    ok(
+        cluster,
+        &[
+            "init",
+            "--non-interactive",
+            "--teams",
+            &format!("{x},{y}"),
+            "--gpu-types",
+            &format!("t{s}=4"),
+            "--cohort",
+            &format!("co-{s}"),
+            "--priorities",
+            &format!("p-{s}=10"),
+            "--apply",
+        ],
+    );
+}

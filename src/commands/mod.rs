@@ -6,12 +6,14 @@ pub mod create;
 pub mod delete;
 pub mod explain;
 pub mod install;
+pub mod init;
 pub mod list;
 pub mod resume;
 pub mod run_controller;
 pub mod simulate;
 pub mod status;
 pub mod stop;
+pub mod submit;
 pub mod version;
 
 use crate::cli::{Cli, Command};
@@ -26,11 +28,13 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::RunController(args) => run_controller::run(&global, args),
         Command::Install(args) => install::run(&global, args),
         Command::Uninstall(args) => install::run_uninstall(&global, args),
+        Command::Submit(args) => submit::run(&global, args),
         Command::Status(args) => status::run(&global, args),
         Command::Create(args) => create::run(&global, args),
         Command::List(args) => list::run(&global, args),
         Command::Stop(args) => stop::run(&global, args),
         Command::Resume(args) => resume::run(&global, args),
         Command::Delete(args) => delete::run(&global, args),
+        Command::Init(args) => init::run(&global, args),
     }
 }
