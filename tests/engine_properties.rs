@@ -101,7 +101,7 @@ fn workload(i: usize, w: &WlSpec) -> Workload {
 }
 
 /// Runs to a fixpoint like `simulate`, checking invariants after every cycle.
-fn run_checked(engine: &mut Engine, qs: &[QueueSpec], fair: bool) -> Vec<(String, String, PreemptionReason)> {
+fn run_checked(engine: &mut Engine, qs: &[QueueSpec]) -> Vec<(String, String, PreemptionReason)> {
     let mut preemptions = Vec::new();
     for _ in 0..2000 {
         let outcome = engine.run_cycle(NOW);
@@ -154,11 +154,11 @@ proptest! {
             s.state.workloads.push(workload(i, w));
         }
         let mut engine = s.engine();
-        run_checked(&mut engine, &qs, fair);
+        run_checked(&mut engine, &qs);
         for (i, w) in ws.iter().enumerate().filter(|(_, w)| w.late) {
             engine.upsert_workload(workload(i, w));
         }
-        run_checked(&mut engine, &qs, fair);
+        run_checked(&mut engine, &qs);
     }
 
     #[test]
@@ -176,8 +176,8 @@ proptest! {
         }
         b.state.workloads = shuffled;
         let (mut ea, mut eb) = (a.engine(), b.engine());
-        run_checked(&mut ea, &qs, fair);
-        run_checked(&mut eb, &qs, fair);
+        run_checked(&mut ea, &qs);
+        run_checked(&mut eb, &qs);
         prop_assert_eq!(holdings(&ea), holdings(&eb));
     }
 

@@ -88,7 +88,14 @@ impl History {
 }
 
 /// The final status of one Workload object.
-pub fn workload_status(object: &Workload, engine: &Engine, report: &RunReport, history: &History, now: Millis) -> WorkloadStatus {
+pub fn workload_status(
+    object: &Workload,
+    engine: &Engine,
+    report: &RunReport,
+    history: &History,
+    drained: &BTreeMap<String, (String, String)>,
+    now: Millis,
+) -> WorkloadStatus {
     let key = format!(
         "{}/{}",
         object.metadata.namespace.as_deref().unwrap_or("default"),
@@ -127,6 +134,11 @@ pub fn workload_status(object: &Workload, engine: &Engine, report: &RunReport, h
         return st;
     }
     // Pending.
+    if let Some((reason, message)) = drained.get(&key) {
+        st.admission = None;
+        set_condition(conds, condition::EVICTED, true, reason, message, now);
+        set_condition(conds, condition::REQUEUED, false, reason, message, now);
+    }
     if let Some((_, reason, message)) = history.preempted.get(&key) {
         st.admission = None;
         set_condition(conds, condition::EVICTED, true, "Preempted", message, now);
@@ -257,12 +269,19 @@ pub fn local_queue_with_status(lq: &LocalQueue, engine: &Engine, now: Millis) ->
 }
 
 /// The `v1 List` of every resulting Workload, ClusterQueue and LocalQueue.
-pub fn output_list(inv: &Inventory, converted: &Converted, engine: &Engine, report: &RunReport, now: Millis) -> serde_json::Value {
+pub fn output_list(
+    inv: &Inventory,
+    converted: &Converted,
+    engine: &Engine,
+    report: &RunReport,
+    drained: &BTreeMap<String, (String, String)>,
+    now: Millis,
+) -> serde_json::Value {
     let history = History::from_report(report);
     let mut items = Vec::new();
     for e in &converted.workloads {
         let mut obj = e.object.clone();
-        obj.status = Some(workload_status(&obj, engine, report, &history, now));
+        obj.status = Some(workload_status(&obj, engine, report, &history, drained, now));
         items.push(with_type_meta(serde_json::to_value(&obj).unwrap_or_default(), "Workload"));
     }
     for cq in &inv.cluster_queues {

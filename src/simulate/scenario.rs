@@ -7,7 +7,7 @@ use super::result::output_list;
 use super::runner::{RunReport, run_to_fixpoint};
 use crate::manifests::{ConvertOptions, Converted, InputError, Inventory, convert};
 use crate::scheduler::Engine;
-use crate::scheduler::model::Millis;
+use crate::scheduler::model::{Millis, StopPolicy};
 
 #[derive(Debug)]
 pub enum SimulateError {
@@ -28,6 +28,9 @@ impl std::error::Error for SimulateError {}
 
 /// The state before and after a run.
 pub struct Simulation {
+    /// Workloads drained before the run because their queue is stopped with HoldAndDrain:
+    /// key -> (Evicted reason, message).
+    pub drained: std::collections::BTreeMap<String, (String, String)>,
     pub inventory: Inventory,
     pub converted: Converted,
     /// The engine as built from the input, before any cycle.
@@ -49,13 +52,35 @@ impl Simulation {
         for key in &evicting {
             engine.release(key);
         }
+        // HoldAndDrain evicts what a stopped queue admitted; offline there are no pods to wait for.
+        let mut drained = std::collections::BTreeMap::new();
+        let state = &converted.state;
+        let holding: Vec<(String, String, String, String)> = engine
+            .workloads()
+            .filter_map(|w| Some((w.key(), w.admission.as_ref()?.cluster_queue.clone(), w.namespace.clone(), w.queue_name.clone())))
+            .collect();
+        for (key, cq, ns, lq) in holding {
+            let cq_drains = state.cluster_queues.get(&cq).is_some_and(|c| c.stop_policy == StopPolicy::HoldAndDrain);
+            let lq_drains = state.local_queues.get(&(ns, lq)).is_some_and(|l| l.stop_policy == StopPolicy::HoldAndDrain);
+            let why = if cq_drains {
+                Some(("ClusterQueueStopped", "The ClusterQueue is stopped"))
+            } else if lq_drains {
+                Some(("LocalQueueStopped", "The LocalQueue is stopped"))
+            } else {
+                None
+            };
+            if let Some((reason, message)) = why {
+                engine.release(&key);
+                drained.insert(key, (reason.to_string(), message.to_string()));
+            }
+        }
         let before = engine.clone();
         let report = run_to_fixpoint(&mut engine, opts.now);
-        Ok(Simulation { inventory, converted, before, after: engine, report, now: opts.now })
+        Ok(Simulation { drained, inventory, converted, before, after: engine, report, now: opts.now })
     }
 
     /// The resulting objects as a `v1 List` (the `-o json|yaml` output).
     pub fn output(&self) -> serde_json::Value {
-        output_list(&self.inventory, &self.converted, &self.after, &self.report, self.now)
+        output_list(&self.inventory, &self.converted, &self.after, &self.report, &self.drained, self.now)
     }
 }
