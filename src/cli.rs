@@ -94,6 +94,12 @@ pub enum Command {
     /// Write a ready GPU queueing setup (flavors, ClusterQueues, LocalQueues, priorities) from
     /// a few questions or flags.
     Init(commands::init::InitArgs),
+    /// Write the shell completion script for bash, zsh or fish.
+    Completion(commands::completion::CompletionArgs),
+    /// Cobra's completion protocol, as kubectl asks plugins (used by
+    /// completions/kubectl_complete-kueue).
+    #[command(name = "__complete", hide = true)]
+    Complete(commands::completion::CompleteArgs),
 }
 
 /// Logs to stderr with an `RUST_LOG`-style filter; `-v` raises the default level.

@@ -2,6 +2,7 @@
 //! load, call the engine and render; they hold no scheduling logic.
 
 pub mod common;
+pub mod completion;
 pub mod create;
 pub mod delete;
 pub mod explain;
@@ -36,5 +37,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Resume(args) => resume::run(&global, args),
         Command::Delete(args) => delete::run(&global, args),
         Command::Init(args) => init::run(&global, args),
+        Command::Completion(args) => completion::run(&global, args),
+        Command::Complete(args) => completion::run_complete(args),
     }
 }

@@ -389,7 +389,7 @@ async fn submit(global: &GlobalArgs, args: &SubmitArgs, mut jobs: Vec<Job>) -> a
         }
     }
     let mut created: Vec<Job> = Vec::new();
-    for mut job in jobs {
+    for job in jobs {
         let ns = job.metadata.namespace.clone().unwrap_or_default();
         let lq = job
             .metadata
