@@ -27,7 +27,7 @@ pub struct Cli {
 #[derive(Debug, Clone, Args)]
 pub struct GlobalArgs {
     /// Path to the kubeconfig file to use.
-    #[arg(long, global = true, env = "KUBECONFIG", value_name = "PATH")]
+    #[arg(long, global = true, env = "KUBECONFIG", hide_env_values = true, value_name = "PATH")]
     pub kubeconfig: Option<String>,
     /// The name of the kubeconfig context to use.
     #[arg(long, global = true, value_name = "NAME")]
