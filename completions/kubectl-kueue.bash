@@ -2716,7 +2716,7 @@ _kubectl__kueue() {
             return 0
             ;;
         kubectl__subcmd__kueue__subcmd__version)
-            opts="-n -v -h --short --kubeconfig --context --namespace --color --verbose --help"
+            opts="-n -v -h --short --client --kubeconfig --context --namespace --color --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -94,6 +94,7 @@ complete -c kubectl-kueue -n "__fish_kubectl_kueue_using_subcommand version" -l 
 always\t''
 never\t''"
 complete -c kubectl-kueue -n "__fish_kubectl_kueue_using_subcommand version" -l short -d 'Print only the version number'
+complete -c kubectl-kueue -n "__fish_kubectl_kueue_using_subcommand version" -l client -d 'Print only the client\'s version; don\'t contact the cluster'
 complete -c kubectl-kueue -n "__fish_kubectl_kueue_using_subcommand version" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace); RUST_LOG overrides'
 complete -c kubectl-kueue -n "__fish_kubectl_kueue_using_subcommand version" -s h -l help -d 'Print help'
 complete -c kubectl-kueue -n "__fish_kubectl_kueue_using_subcommand run-controller" -l config -d 'Upstream\'s controller configuration (config.kueue.x-k8s.io/v1beta1 Configuration), the same file `kubectl kueue simulate` reads: fairSharing, manageJobsWithoutQueueName, metrics and health addresses, leaderElection, clientConnection' -r

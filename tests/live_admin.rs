@@ -631,3 +631,34 @@ async fn init_apply_creates_a_working_setup() {
         ],
     );
 }
+
+#[tokio::test]
+async fn version_reports_the_server_and_the_kueue_api() {
+    let Some(cluster) = shared_apiserver() else {
+        return;
+    };
+    crds(cluster).await;
+    let out = ok(cluster, &["version"]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(
+        lines[0].starts_with(&format!("kubectl-kueue {}", env!("CARGO_PKG_VERSION"))),
+        "{out}"
+    );
+    assert!(
+        lines.contains(
+            &format!(
+                "Server: Kubernetes {}",
+                support::binaries::kubernetes_version()
+            )
+            .as_str()
+        ),
+        "{out}"
+    );
+    assert!(
+        lines.contains(&"Kueue API: kueue.x-k8s.io/v1beta1 is served"),
+        "{out}"
+    );
+    assert!(lines.iter().any(|l| l.starts_with("Controller: ")), "{out}");
+    let out = ok(cluster, &["version", "--client"]);
+    assert_eq!(out.lines().count(), 1, "{out}");
+}
