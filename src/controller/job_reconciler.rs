@@ -9,7 +9,7 @@ use std::time::Instant;
 use k8s_openapi::api::batch::v1::Job;
 
 use crate::api::{QUEUE_NAME_LABEL, Workload};
-use crate::kube::apply::{self, is_conflict, is_not_found};
+use crate::kube::apply::{self, is_conflict, is_invalid, is_not_found};
 use crate::manifests::job::{JobProblem, workload_for_job, workload_name_for_job};
 
 use super::Msg;
@@ -216,19 +216,33 @@ impl Ctl {
         let name = job.metadata.name.clone().unwrap_or_default();
         let key = key.to_string();
         self.spawn(async move {
-            let mut last = None;
+            let mut last: Option<Job> = None;
+            // The event belongs to the first step (suspending or starting): upstream reports a
+            // stop as soon as the Job is suspended, even if restoring its template fails.
+            let mut event = event;
+            let mut happened = None;
             for step in steps {
-                let r = match &step {
-                    JobStep::Patch(p) => writer.patch_job(&ns, &name, p).await,
-                    JobStep::PatchStatus(p) => writer.patch_job_status(&ns, &name, p).await,
+                let r = match step {
+                    JobStep::Patch(p) => writer.patch_job(&ns, &name, &p).await,
+                    JobStep::PatchStatus(p) => writer.patch_job_status(&ns, &name, &p).await,
+                    JobStep::PatchAfter(mut p) => {
+                        let rv = last
+                            .as_ref()
+                            .and_then(|j| j.metadata.resource_version.clone());
+                        p["metadata"]["resourceVersion"] = serde_json::json!(rv);
+                        writer.patch_job(&ns, &name, &p).await
+                    }
                 };
                 match r {
-                    Ok(j) => last = Some(j),
+                    Ok(j) => {
+                        last = Some(j);
+                        happened = happened.or_else(|| event.take());
+                    }
                     Err(e) => {
                         return Some(Msg::JobWritten {
                             key,
                             result: Err(e),
-                            event: None,
+                            event: happened,
                         });
                     }
                 }
@@ -236,7 +250,7 @@ impl Ctl {
             Some(Msg::JobWritten {
                 key,
                 result: Ok(last),
-                event,
+                event: happened,
             })
         });
     }
@@ -247,24 +261,24 @@ impl Ctl {
         result: kube::Result<Option<Job>>,
         event: Option<(String, String)>,
     ) {
+        if let Ok(Some(job)) = &result {
+            self.job_book(&key).overlay = Some(Arc::new(job.clone()));
+        }
+        if let (Some((reason, note)), Some(job)) = (event, self.latest_job(&key)) {
+            self.event(apply::reference(&*job), false, reason, note);
+        }
         let book = self.job_book(&key);
         book.busy = false;
         match result {
-            Ok(job) => {
-                book.failures = 0;
-                if let Some(job) = job {
-                    let job = Arc::new(job);
-                    book.overlay = Some(job.clone());
-                    if let Some((reason, note)) = event {
-                        self.event(apply::reference(&*job), false, reason, note);
-                    }
-                }
-            }
+            Ok(_) => book.failures = 0,
             Err(e) if is_not_found(&e) => {}
-            Err(e) if is_conflict(&e) => {
-                // Someone else changed the Job: decide again once the watch has its newest version.
-                tracing::debug!(job = key, "job changed meanwhile; reconciling again");
-                book.retry_at = Some(Instant::now() + std::time::Duration::from_millis(100));
+            // Someone else changed the Job meanwhile (409), or it is not yet in a state that
+            // allows the change (422: the Job controller has not caught up): decide again
+            // shortly, from its newest version.
+            Err(e) if (is_conflict(&e) || is_invalid(&e)) && book.failures < 5 => {
+                tracing::debug!(job = key, error = %e, "job changed meanwhile; reconciling again");
+                book.failures += 1;
+                book.retry_at = Some(Instant::now() + std::time::Duration::from_millis(200));
             }
             Err(e) => {
                 tracing::warn!(job = key, error = %e, "could not update the Job");

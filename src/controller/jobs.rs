@@ -102,6 +102,9 @@ pub enum JobStep {
     Patch(Value),
     /// JSON merge patch of the Job's status.
     PatchStatus(Value),
+    /// JSON merge patch guarded by the resourceVersion the previous step returned (so a
+    /// template restore cannot race the Job controller re-setting `startTime`).
+    PatchAfter(Value),
 }
 
 /// The next thing to do for a Job.
@@ -240,8 +243,10 @@ fn suspend_only(job: &Job, message: &str) -> JobAction {
     }
 }
 
-/// Upstream's `Job.Stop`: suspend (marking the stop in progress), clear `startTime` so the
-/// template may change, restore the template from the Workload. Nothing when all is done.
+/// Upstream's `Job.Stop`: suspend (marking the stop in progress), clear `startTime`, and
+/// restore the template from the Workload. The API server accepts the restore only once the
+/// suspended Job has no active pods, so that part waits for a later pass. Nothing when all is
+/// done (or when only the pods are still going).
 pub fn stop(job: &Job, wl: &Workload, message: &str) -> JobAction {
     let mut steps = Vec::new();
     let suspended = job.spec.as_ref().and_then(|s| s.suspend).unwrap_or(false);
@@ -261,22 +266,31 @@ pub fn stop(job: &Job, wl: &Workload, message: &str) -> JobAction {
             json!({ "status": { "startTime": null } }),
         ));
     }
+    let active = job.status.as_ref().and_then(|s| s.active).unwrap_or(0);
     let stopping = job
         .metadata
         .annotations
         .as_ref()
         .is_some_and(|a| a.contains_key(STOPPING_ANNOTATION));
-    let restore = restore_patch(job, wl);
-    if restore.is_some() || stopping || !suspended {
-        let mut patch = restore.unwrap_or_else(|| json!({}));
-        if stopping || !suspended {
-            patch
+    if suspended && active == 0 {
+        let restore = restore_patch(job, wl);
+        if restore.is_some() || stopping {
+            let mut patch = restore.unwrap_or_else(|| json!({}));
+            let meta = patch
                 .as_object_mut()
                 .expect("object")
                 .entry("metadata")
-                .or_insert_with(|| json!({}))["annotations"] = json!({ STOPPING_ANNOTATION: null });
+                .or_insert_with(|| json!({}));
+            if stopping {
+                meta["annotations"] = json!({ STOPPING_ANNOTATION: null });
+            }
+            if steps.is_empty() {
+                meta["resourceVersion"] = rv(job);
+                steps.push(JobStep::Patch(patch));
+            } else {
+                steps.push(JobStep::PatchAfter(patch));
+            }
         }
-        steps.push(JobStep::Patch(patch));
     }
     if steps.is_empty() {
         return JobAction::Nothing;
@@ -612,18 +626,39 @@ spec:
         };
         assert!(was_running);
         assert_eq!(message, "Preempted to accommodate");
-        assert_eq!(steps.len(), 3);
         assert_eq!(
-            steps[0],
-            JobStep::Patch(
-                json!({"metadata": {"resourceVersion": "7", "annotations": {STOPPING_ANNOTATION: "true"}}, "spec": {"suspend": true}})
-            )
+            steps,
+            vec![
+                JobStep::Patch(
+                    json!({"metadata": {"resourceVersion": "7", "annotations": {STOPPING_ANNOTATION: "true"}}, "spec": {"suspend": true}})
+                ),
+                JobStep::PatchStatus(json!({"status": {"startTime": null}})),
+            ]
         );
+
+        // Suspended, pods still active: the template cannot change yet.
+        let mut suspending = running.clone();
+        suspending.spec.as_mut().unwrap().suspend = Some(true);
+        suspending.metadata.annotations = Some(BTreeMap::from([(
+            STOPPING_ANNOTATION.to_string(),
+            "true".to_string(),
+        )]));
+        suspending.status = Some(serde_json::from_value(json!({"active": 1})).unwrap());
         assert_eq!(
-            steps[1],
-            JobStep::PatchStatus(json!({"status": {"startTime": null}}))
+            decide(&suspending, Some(&w), &flavors()),
+            JobAction::Nothing
         );
-        let JobStep::Patch(restore) = &steps[2] else {
+        // No active pods: restore the template and end the stop.
+        suspending.status =
+            Some(serde_json::from_value(json!({"active": 0, "terminating": 1})).unwrap());
+        let JobAction::Stop {
+            steps, was_running, ..
+        } = decide(&suspending, Some(&w), &flavors())
+        else {
+            panic!()
+        };
+        assert!(!was_running);
+        let JobStep::Patch(restore) = &steps[0] else {
             panic!()
         };
         assert_eq!(
@@ -642,6 +677,7 @@ spec:
             restore["metadata"]["annotations"],
             json!({STOPPING_ANNOTATION: null})
         );
+        assert_eq!(restore["metadata"]["resourceVersion"], json!("7"));
 
         // Stopped and restored, pods still terminating: wait. Pods gone: release.
         let mut stopped = j.clone();

@@ -45,6 +45,10 @@ pub enum Effect {
     Finished(String),
     /// A plain Workload (no Job) has no pods to wait for: release its quota right away.
     ReleaseNow,
+    /// The reservation was cleared: the engine gives the quota back.
+    EngineRelease,
+    /// `Finished` was written (with this reason): the engine gives the quota back.
+    EngineFinish(String),
     /// Drop the `resource-in-use` finalizer next.
     RemoveFinalizer,
 }
@@ -67,6 +71,8 @@ pub struct WlBook {
     pub busy: bool,
     /// The status to write next (supersedes earlier plans, keeping their effects).
     pub plan: Option<Plan>,
+    /// The status of the write in flight: what later plans build on until it lands.
+    pub sending: Option<WorkloadStatus>,
     /// Do not retry before this (after a failed write).
     pub retry_at: Option<Instant>,
     /// Failed writes in a row.
@@ -177,8 +183,10 @@ impl Ctl {
     /// The Workload as it will be once its pending write lands (the plan's status).
     pub fn effective_workload(&mut self, key: &str) -> Option<Workload> {
         let mut w = (*self.latest_workload(key)?).clone();
-        if let Some(plan) = self.wls.get(key).and_then(|b| b.plan.as_ref()) {
-            w.status = Some(plan.status.clone());
+        if let Some(b) = self.wls.get(key) {
+            if let Some(st) = b.plan.as_ref().map(|p| &p.status).or(b.sending.as_ref()) {
+                w.status = Some(st.clone());
+            }
         }
         Some(w)
     }

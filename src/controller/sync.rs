@@ -269,32 +269,29 @@ impl Ctl {
         }
     }
 
-    /// Clears an evicted Workload's reservation (its pods are gone) and gives the quota back.
+    /// Clears an evicted Workload's reservation (its pods are gone). The engine gives the
+    /// quota back once that is written, so nobody is ever seen admitted into capacity the
+    /// API server still shows as reserved.
     pub fn release(&mut self, key: &str) {
         let Some(w) = self.effective_workload(key) else {
             return;
         };
         let mut st = w.status.clone().unwrap_or_default();
         status::release(&mut st, now_ms());
+        let effects = vec![super::state::Effect::EngineRelease];
         self.set_plan(
             key,
             Plan {
                 status: st,
-                ..Default::default()
+                effects,
+                admits: false,
             },
         );
-        if self.engine.release(key) {
-            tracing::info!(
-                workload = key,
-                "evicted workload's pods are gone; quota released"
-            );
-        }
         self.book(key).evicting = false;
-        self.schedule = true;
-        self.queues_dirty = true;
     }
 
-    /// Finishes a Workload (its Job completed, failed, or cannot start).
+    /// Finishes a Workload (its Job completed, failed, or cannot start); its quota returns
+    /// to the engine once `Finished` is written.
     pub fn finish(&mut self, key: &str, reason: &str, message: &str, job_event: Option<String>) {
         let Some(w) = self.effective_workload(key) else {
             return;
@@ -306,7 +303,7 @@ impl Ctl {
             .map(|a| a.cluster_queue.clone());
         let mut st = w.status.clone().unwrap_or_default();
         status::finish(&mut st, reason, message, now_ms());
-        let mut effects = Vec::new();
+        let mut effects = vec![super::state::Effect::EngineFinish(reason.to_string())];
         if let Some(note) = job_event {
             effects.push(super::state::Effect::JobEvent(
                 "FinishedWorkload".into(),
@@ -325,11 +322,6 @@ impl Ctl {
                 admits: false,
             },
         );
-        if self.engine.finish_workload(key) {
-            tracing::info!(workload = key, reason, "workload finished; quota released");
-        }
-        self.schedule = true;
-        self.queues_dirty = true;
     }
 
     /// Queues a status write, merging with one not yet sent.

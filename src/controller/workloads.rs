@@ -36,7 +36,9 @@ impl Ctl {
                 self.dirty_wls.insert(key);
                 continue;
             };
-            self.book(&key).busy = true;
+            let book = self.book(&key);
+            book.busy = true;
+            book.sending = Some(plan.status.clone());
             let writer = self.writer.clone();
             self.spawn(async move {
                 let result = writer.apply_workload_status(&obj, &plan.status).await;
@@ -49,6 +51,7 @@ impl Ctl {
         self.dirty_wls.insert(key.clone());
         let book = self.book(&key);
         book.busy = false;
+        book.sending = None;
         match result {
             Ok(obj) => {
                 book.failures = 0;
@@ -106,6 +109,23 @@ impl Ctl {
             }
             Effect::Finished(cq) => self.metrics.finished(&cq),
             Effect::ReleaseNow => self.release(key),
+            Effect::EngineRelease => {
+                if self.engine.release(key) {
+                    tracing::info!(
+                        workload = key,
+                        "evicted workload's pods are gone; quota released"
+                    );
+                }
+                self.schedule = true;
+                self.queues_dirty = true;
+            }
+            Effect::EngineFinish(reason) => {
+                if self.engine.finish_workload(key) {
+                    tracing::info!(workload = key, reason, "workload finished; quota released");
+                }
+                self.schedule = true;
+                self.queues_dirty = true;
+            }
             Effect::RemoveFinalizer => self.remove_finalizer(key),
         }
     }
