@@ -286,10 +286,10 @@ pub fn offer(words: &[String]) -> (Offer, GlobalArgs) {
             return (Offer::Words(values), global);
         }
         let multi = arg.get_num_args().is_some_and(|n| n.max_values() > 1);
-        if positionals == 0 || multi {
-            if let Some(d) = dynamic_for_positional(&path) {
-                return (Offer::Cluster(d), global);
-            }
+        if (positionals == 0 || multi)
+            && let Some(d) = dynamic_for_positional(&path)
+        {
+            return (Offer::Cluster(d), global);
         }
     }
     (Offer::Nothing, global)

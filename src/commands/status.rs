@@ -329,7 +329,7 @@ async fn watch(
         let r = if tty {
             write!(out, "\x1b[H\x1b[2J{text}")
         } else {
-            write!(out, "{text}\n")
+            writeln!(out, "{text}")
         };
         r.and_then(|_| out.flush()).is_ok()
     };
