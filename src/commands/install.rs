@@ -268,7 +268,15 @@ pub fn run(global: &GlobalArgs, args: InstallArgs) -> anyhow::Result<u8> {
     common::block_on(async {
         let conn = crate::kube::connect(global).await?;
         crate::kube::install::apply_all(&conn.client, &objects, |what| println!("{what} applied"))
-            .await
+            .await?;
+        // Jobs created right after `install` must already be held.
+        let timeout = std::time::Duration::from_secs(30);
+        if !crate::kube::install::wait_policy_effective(&conn.client, &namespace, timeout).await {
+            eprintln!(
+                "warning: the admission policy {POLICY} is not in effect yet: queue-labelled Jobs created now may start before admission"
+            );
+        }
+        anyhow::Ok(())
     })?;
     if args.without_controller {
         println!(

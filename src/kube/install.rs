@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::Client;
-use kube::api::{Api, DeleteParams, DynamicObject, Patch, PatchParams};
+use kube::api::{Api, DeleteParams, DynamicObject, Patch, PatchParams, PostParams};
 use kube::core::GroupVersionKind;
 use kube::discovery::{self, ApiCapabilities, ApiResource, Scope};
 use serde_json::Value;
@@ -180,4 +180,39 @@ pub async fn strip_workload_finalizers(client: &Client, finalizer: &str) -> anyh
         n += 1;
     }
     Ok(n)
+}
+
+/// Waits until the admission policy acts on new Jobs (the API server loads policies a moment
+/// after they are created): a dry-run queue-labelled Job with a GPU request only must come
+/// back suspended, with its limit filled. Returns false after `timeout`.
+pub async fn wait_policy_effective(client: &Client, namespace: &str, timeout: Duration) -> bool {
+    use k8s_openapi::api::batch::v1::Job;
+    let probe: Job = serde_json::from_value(serde_json::json!({
+        "metadata": {
+            "generateName": "kubectl-kueue-policy-probe-",
+            "labels": { crate::api::QUEUE_NAME_LABEL: "kubectl-kueue-probe" },
+        },
+        "spec": { "template": { "spec": {
+            "restartPolicy": "Never",
+            "containers": [{ "name": "probe", "image": "probe", "resources": { "requests": { "nvidia.com/gpu": "1" } } }],
+        } } },
+    }))
+    .expect("a valid Job");
+    let api: Api<Job> = Api::namespaced(client.clone(), namespace);
+    let pp = PostParams {
+        dry_run: true,
+        ..Default::default()
+    };
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Ok(j) = api.create(&pp, &probe).await {
+            if j.spec.as_ref().and_then(|s| s.suspend) == Some(true) {
+                return true;
+            }
+        }
+        if Instant::now() > deadline {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
 }

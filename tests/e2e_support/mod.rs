@@ -30,11 +30,21 @@ pub struct Controller {
 /// Starts the controller against the cluster's admin kubeconfig. `name` names its log file
 /// (and, through POD_NAME, its leader-election identity).
 pub fn start_controller(cluster: &Cluster, name: &str, extra: &[&str]) -> Controller {
+    start_controller_with(cluster, name, cluster.kubeconfig_path(), extra)
+}
+
+/// [`start_controller`] with another kubeconfig (another identity).
+pub fn start_controller_with(
+    cluster: &Cluster,
+    name: &str,
+    kubeconfig: &std::path::Path,
+    extra: &[&str],
+) -> Controller {
     let (metrics_port, health_port) = (free_port(), free_port());
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_kubectl-kueue"));
     cmd.arg("run-controller")
         .arg("--kubeconfig")
-        .arg(cluster.kubeconfig_path())
+        .arg(kubeconfig)
         .arg("--metrics-bind-address")
         .arg(format!("127.0.0.1:{metrics_port}"))
         .arg("--health-probe-bind-address")
