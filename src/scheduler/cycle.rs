@@ -60,6 +60,10 @@ impl Engine {
             return outcome;
         }
         self.attempts += heads.len() as u64;
+        let epoch = self.epoch;
+        for &(_, key) in &heads {
+            self.wl_mut(key.id).evaluated_at = epoch;
+        }
         let mut entries = self.nominate(&heads, now);
         let order = self.entry_order(&entries, now);
         let mut preempted: BTreeSet<WlId> = BTreeSet::new();
@@ -93,7 +97,7 @@ impl Engine {
                 continue;
             }
             let view = self.view(now);
-            let assignment = e.assigned.as_ref().map(|a| a.to_report(&view));
+            let assignment = if self.detailed_pending { e.assigned.as_ref().map(|a| a.to_report(&view)) } else { None };
             let cq_name = self.cqs[e.cq].name.clone();
             let head = self.wl(e.wl).key.clone();
             for id in parked_with {
@@ -357,6 +361,7 @@ impl Engine {
         for v in &e.targets {
             self.wl_mut(v.wl).evicted = true;
         }
+        self.epoch += 1;
         let message = format!("{}. Pending the preemption of {} workload(s)", e.message, targets.len());
         e.preempting = true;
         e.clear_last = true;
@@ -392,6 +397,7 @@ impl Engine {
         };
         self.queues[e.cq].remove(&e.key);
         self.cqs[e.cq].holding.insert(e.wl);
+        self.epoch += 1;
         let cq = e.cq;
         let st = self.wl_mut(e.wl);
         st.holding = Some(Holding { cq, usage });

@@ -218,7 +218,8 @@ pub enum Decision {
     Admitted { cluster_queue: String, assignment: Assignment },
     /// Victims are being evicted; the workload waits for them.
     Preempting { cluster_queue: String, assignment: Assignment, targets: Vec<Target>, message: String },
-    /// Not admitted this time.
+    /// Not admitted this time. `assignment` is set when the engine records details
+    /// (`Engine::set_detailed_pending`); `Engine::evaluate` gives it on demand.
     Pending { cluster_queue: Option<String>, reason: PendingReason, message: String, assignment: Option<Assignment>, detail: PendingDetail },
 }
 

@@ -58,6 +58,7 @@ impl Engine {
         self.tree.remove_usages(node, &holding.usage);
         self.cqs[holding.cq].holding.remove(&id);
         self.cqs[holding.cq].generation += 1;
+        self.epoch += 1;
         let mut st = self.wls[id].take().expect("live workload");
         st.w.admission = None;
         st.w.admitted = false;
@@ -101,6 +102,7 @@ impl Engine {
             self.queues[cq].remove(&key);
         }
         let h = holding?;
+        self.epoch += 1;
         let node = self.cqs[h.cq].node;
         self.tree.remove_usages(node, &h.usage);
         self.cqs[h.cq].holding.remove(&id);
@@ -111,12 +113,25 @@ impl Engine {
     /// Every parked workload in every ClusterQueue may try again (as after a change that
     /// could affect them all). Returns how many moved back.
     pub fn retry_all(&mut self) -> usize {
+        self.retry_parked(false)
+    }
+
+    /// Like [`Engine::retry_all`], but only workloads last evaluated before quota last
+    /// changed: the others would be decided exactly as they were.
+    pub fn retry_stale(&mut self) -> usize {
+        self.retry_parked(true)
+    }
+
+    fn retry_parked(&mut self, only_stale: bool) -> usize {
         let mut moved = 0;
+        let epoch = self.epoch;
         for c in 0..self.cqs.len() {
             let Engine { wls, cqs, namespaces, cfg, queues, .. } = self;
             moved += queues[c].retry_inadmissible(|id| {
                 let Some(st) = wls[id].as_ref() else { return true };
-                st.w.requeue_blocked || !namespace_matches(cfg, namespaces, &cqs[c], &st.w.namespace)
+                (only_stale && st.evaluated_at == epoch)
+                    || st.w.requeue_blocked
+                    || !namespace_matches(cfg, namespaces, &cqs[c], &st.w.namespace)
             });
         }
         moved

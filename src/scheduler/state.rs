@@ -113,6 +113,8 @@ pub struct WlState {
     pub reserved_at: Option<Millis>,
     pub last: Option<LastState>,
     pub queue_key: QueueKey,
+    /// The engine epoch of its last evaluation (0: never evaluated).
+    pub evaluated_at: u64,
 }
 
 impl WlState {
@@ -150,6 +152,12 @@ pub struct Engine {
     pub(crate) cq_of_node: Vec<Option<CqId>>,
     /// Heads evaluated (nominated) over all cycles: admission attempts.
     pub(crate) attempts: u64,
+    /// Whether Pending decisions carry the full flavor assignment (see
+    /// [`Engine::set_detailed_pending`]).
+    pub(crate) detailed_pending: bool,
+    /// Bumped whenever quota is taken or given back (admission, preemption, release,
+    /// removal): evaluations from an older epoch may be stale.
+    pub(crate) epoch: u64,
     /// The objects the tree was built from (workloads excluded), for rebuilds.
     pub(crate) base: ClusterState,
 }
@@ -209,6 +217,8 @@ impl Engine {
             cycle: 0,
             cq_of_node: Vec::new(),
             attempts: 0,
+            detailed_pending: false,
+            epoch: 0,
             base,
         };
         engine.build_tree();
@@ -442,6 +452,7 @@ impl Engine {
             holding: None,
             last: None,
             queue_key: QueueKey { id, ..queue_key },
+            evaluated_at: 0,
         };
         self.resolve_target(&mut st);
         if let Some(adm) = st.w.admission.clone().filter(|_| !st.w.finished && st.w.active) {
@@ -544,6 +555,13 @@ impl Engine {
 
     pub fn cycle(&self) -> u64 {
         self.cycle
+    }
+
+    /// Include the full flavor assignment (every flavor tried, with its numbers) in Pending
+    /// decisions. Off by default: it costs a quarter of a cycle's time and the reason,
+    /// message and [`Engine::evaluate`] already give the same detail on demand.
+    pub fn set_detailed_pending(&mut self, on: bool) {
+        self.detailed_pending = on;
     }
 
     /// Admission attempts so far: heads popped and evaluated, over all cycles.

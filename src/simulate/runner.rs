@@ -69,7 +69,7 @@ pub fn run_to_fixpoint(engine: &mut Engine, now: Millis) -> RunReport {
         let outcome = engine.run_cycle(now);
         report.cycles += 1;
         if outcome.decisions.is_empty() {
-            if !swept && engine.retry_all() > 0 {
+            if !swept && engine.retry_stale() > 0 {
                 swept = true;
                 quiet_seen.clear();
                 continue;
@@ -124,7 +124,7 @@ pub fn run_to_fixpoint(engine: &mut Engine, now: Millis) -> RunReport {
             }
             states_seen.insert(state, first_new);
         } else if !quiet_seen.insert(signature.finish()) {
-            if !swept && engine.retry_all() > 0 {
+            if !swept && engine.retry_stale() > 0 {
                 swept = true;
                 quiet_seen.clear();
                 continue;
