@@ -171,7 +171,7 @@ const INPUT_ERRORS: &[(&str, usize, &str, &str)] = &[
         "document 1",
     ),
     ("missing-name.yaml", 1, "ResourceFlavor", "metadata.name"),
-    ("missing-kind.yaml", 1, "team-a-queue", "kind"),
+    ("missing-kind.yaml", 1, "(object team-a-queue): kind: required field is missing", "kind"),
     (
         "covered-mismatch.yaml",
         1,
@@ -187,8 +187,8 @@ const INPUT_ERRORS: &[(&str, usize, &str, &str)] = &[
     (
         "job-bad-request.yaml",
         1,
-        "experiment-9",
-        "containers[0].resources.requests.nvidia.com/gpu",
+        "Job team-a/experiment-9",
+        "spec.template.spec.containers[0].resources.requests[nvidia.com/gpu]",
     ),
 ];
 
@@ -379,4 +379,14 @@ fn bad_flags() {
         .stderr(predicate::str::contains(
             "no ClusterQueue nope in the input",
         ));
+}
+
+#[test]
+fn a_directory_without_manifests_is_an_error_not_an_empty_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = kueue().args(["simulate", "-f", dir.path().to_str().unwrap()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("has no *.yaml or *.yml files"), "{stderr}");
+    assert!(out.stdout.is_empty());
 }

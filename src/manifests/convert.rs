@@ -505,10 +505,22 @@ pub fn convert(inv: &Inventory, opts: &ConvertOptions) -> Result<Converted, Inpu
     }
     entries.sort_by_key(|(_, o, _)| o.order);
     for (obj, origin, job) in entries {
-        let w = workload(&origin, &obj, origin.order as u64, opts.now, &exclude)?;
+        let w = workload(&origin, &obj, origin.order as u64, opts.now, &exclude).map_err(|e| match &job {
+            // Point at the Job the user wrote, not the Workload built from it.
+            Some(j) => InputError {
+                object: Some(format!("Job {j}")),
+                field: e.field.map(|f| f.replacen("spec.podSets[0].template.", "spec.template.", 1)),
+                ..e
+            },
+            None => e,
+        })?;
         out.state.namespaces.entry(w.namespace.clone()).or_default();
         out.workloads.push(WorkloadEntry { key: w.key(), object: obj, origin, job });
         out.state.workloads.push(w);
+    }
+    // The API server labels every namespace with its name; selectors may rely on it.
+    for (name, labels) in &mut out.state.namespaces {
+        labels.entry("kubernetes.io/metadata.name".to_string()).or_insert_with(|| name.clone());
     }
     Ok(out)
 }

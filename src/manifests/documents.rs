@@ -95,10 +95,23 @@ pub fn read_all(paths: &[String]) -> Result<Vec<Document>, LoadError> {
     let mut order = 0;
     let mut docs = Vec::new();
     for path in paths {
-        for file in expand_path(path)? {
+        let files = expand_path(path)?;
+        if files.is_empty() {
+            return Err(LoadError::Read(ReadError {
+                path: path.clone(),
+                source: std::io::Error::new(std::io::ErrorKind::NotFound, "the directory has no *.yaml or *.yml files"),
+            }));
+        }
+        for file in files {
             let text = read_text(&file)?;
             docs.extend(parse_documents(&file, &text, &mut order)?);
         }
+    }
+    if docs.is_empty() && !paths.is_empty() {
+        return Err(LoadError::Read(ReadError {
+            path: paths.join(", "),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidData, "no objects in the input"),
+        }));
     }
     Ok(docs)
 }

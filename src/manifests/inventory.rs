@@ -41,10 +41,11 @@ fn describe(value: &serde_json::Value) -> (String, String) {
     let meta = value.get("metadata");
     let name = meta.and_then(|m| m.get("name")).and_then(|n| n.as_str()).unwrap_or("");
     let ns = meta.and_then(|m| m.get("namespace")).and_then(|n| n.as_str());
-    let id = match ns {
-        Some(ns) => format!("{kind} {ns}/{name}"),
-        None if name.is_empty() => kind.clone(),
-        None => format!("{kind} {name}"),
+    let what = if kind.is_empty() { "object".to_string() } else { kind.clone() };
+    let id = match (ns, name.is_empty()) {
+        (Some(ns), _) => format!("{what} {ns}/{name}"),
+        (None, true) => what,
+        (None, false) => format!("{what} {name}"),
     };
     (kind, id)
 }
@@ -65,10 +66,10 @@ impl Inventory {
             let (kind, id) = describe(&doc.value);
             if api_version.is_empty() || kind.is_empty() {
                 let missing = if api_version.is_empty() { "apiVersion" } else { "kind" };
-                return Err(InputError::new(&doc.origin, format!("missing required field {missing}")).object(id).field(missing));
+                return Err(InputError::new(&doc.origin, "required field is missing").object(id).field(missing));
             }
             if doc.value.get("metadata").and_then(|m| m.get("name")).is_none() && kind != "Configuration" {
-                return Err(InputError::new(&doc.origin, "missing required field").object(id).field("metadata.name"));
+                return Err(InputError::new(&doc.origin, "required field is missing").object(id).field("metadata.name"));
             }
             let origin = doc.origin.clone();
             match (api_version.as_str(), kind.as_str()) {

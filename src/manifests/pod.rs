@@ -23,14 +23,14 @@ fn container_requests(c: &Container, field: &str) -> Result<BTreeMap<String, Amo
     if let Some(limits) = &res.limits {
         for (name, q) in limits {
             let v = parse_amount(name, &q.0)
-                .map_err(|error| PodFieldError { field: format!("{field}.resources.limits.{name}"), error })?;
+                .map_err(|error| PodFieldError { field: format!("{field}.resources.limits[{name}]"), error })?;
             out.insert(name.clone(), v);
         }
     }
     if let Some(requests) = &res.requests {
         for (name, q) in requests {
             let v = parse_amount(name, &q.0)
-                .map_err(|error| PodFieldError { field: format!("{field}.resources.requests.{name}"), error })?;
+                .map_err(|error| PodFieldError { field: format!("{field}.resources.requests[{name}]"), error })?;
             out.insert(name.clone(), v);
         }
     }
@@ -74,7 +74,7 @@ pub fn pod_requests(spec: &PodSpec, field: &str) -> Result<BTreeMap<String, Amou
     max_into(&mut reqs, &init_peak);
     if let Some(overhead) = &spec.overhead {
         for (name, q) in overhead {
-            let v = parse_amount(name, &q.0).map_err(|error| PodFieldError { field: format!("{field}.overhead.{name}"), error })?;
+            let v = parse_amount(name, &q.0).map_err(|error| PodFieldError { field: format!("{field}.overhead[{name}]"), error })?;
             let e = reqs.entry(name.clone()).or_insert(0);
             *e = sat_add(*e, v);
         }
@@ -176,6 +176,6 @@ mod tests {
     fn bad_quantity_names_its_field() {
         let s = spec("containers:\n- name: a\n  resources: {requests: {cpu: lots}}\n");
         let e = pod_requests(&s, "spec.template.spec").unwrap_err();
-        assert_eq!(e.field, "spec.template.spec.containers[0].resources.requests.cpu");
+        assert_eq!(e.field, "spec.template.spec.containers[0].resources.requests[cpu]");
     }
 }

@@ -46,7 +46,11 @@ fn ends(sim: &Simulation) -> BTreeMap<String, End> {
 }
 
 fn pending_message(sim: &Simulation, key: &str) -> (String, String) {
-    if let Some((r, m, _)) = sim.after.blocked_reason(key) {
+    if let Some((r, m, d)) = sim.after.blocked_reason(key) {
+        let m = match d {
+            PendingDetail::ClusterQueueInactive { why, .. } => format!("{m}: {}", why.message()),
+            _ => m,
+        };
         return (r.as_str().to_string(), m);
     }
     match sim.report.last_decisions().get(key) {
@@ -142,7 +146,11 @@ pub fn render(sim: &Simulation, baseline: Option<&Simulation>, changes: &[String
             t.add_row(row);
         }
     }
-    let _ = writeln!(out, "{}", finish(&mut t));
+    if t.row_count() == 0 {
+        let _ = writeln!(out, "No quota in use before or after.");
+    } else {
+        let _ = writeln!(out, "{}", finish(&mut t));
+    }
     if hidden > 0 {
         let _ = writeln!(out, "({hidden} resource(s) with no usage before or after not shown; -o wide shows them)");
     }
