@@ -2576,7 +2576,7 @@ _kubectl__kueue() {
             return 0
             ;;
         kubectl__subcmd__kueue__subcmd__submit)
-            opts="-f -q -p -o -n -v -h --filename --queue --priority --image --name --gpus --gpu-resource --cpu --memory --parallelism --completions --wait --timeout --output --no-headers --kubeconfig --context --namespace --color --verbose --help"
+            opts="-f -q -p -o -n -v -h --filename --queue --priority --image --name --gpus --gpu-resource --cpu --memory --parallelism --completions --wait --dry-run --timeout --output --no-headers --kubeconfig --context --namespace --color --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -161,6 +161,7 @@ complete -c kubectl-kueue -n "__fish_kubectl_kueue_using_subcommand submit" -s n
 complete -c kubectl-kueue -n "__fish_kubectl_kueue_using_subcommand submit" -l color -d 'Colors: auto (on a terminal, unless NO_COLOR is set), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c kubectl-kueue -n "__fish_kubectl_kueue_using_subcommand submit" -l dry-run -d 'Create nothing: run the scheduler on a snapshot of the cluster and say whether the Job would be admitted now, on which flavor, whom it would preempt, or why it would wait'
 complete -c kubectl-kueue -n "__fish_kubectl_kueue_using_subcommand submit" -l no-headers -d 'Don\'t print table headers'
 complete -c kubectl-kueue -n "__fish_kubectl_kueue_using_subcommand submit" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace); RUST_LOG overrides'
 complete -c kubectl-kueue -n "__fish_kubectl_kueue_using_subcommand submit" -s h -l help -d 'Print help (see more with \'--help\')'
