@@ -132,6 +132,53 @@ pub fn evict(
     }
 }
 
+/// Upstream's message for a Workload with `spec.active: false`.
+pub const DEACTIVATED_MESSAGE: &str = "The workload is deactivated";
+
+/// `spec.active` turned false: evicted with reason `Deactivated` (a reservation stays until
+/// the pods are gone). Returns whether it is the first eviction for this reason.
+pub fn deactivate(st: &mut WorkloadStatus, now: Millis) -> bool {
+    set_condition(
+        &mut st.conditions,
+        condition::EVICTED,
+        true,
+        condition::DEACTIVATED,
+        DEACTIVATED_MESSAGE,
+        now,
+    );
+    let stats = st.scheduling_stats.get_or_insert_with(Default::default);
+    match stats
+        .evictions
+        .iter_mut()
+        .find(|e| e.reason == condition::DEACTIVATED && e.underlying_cause.is_empty())
+    {
+        Some(e) => {
+            e.count += 1;
+            false
+        }
+        None => {
+            stats.evictions.push(WorkloadSchedulingStatsEviction {
+                reason: condition::DEACTIVATED.to_string(),
+                underlying_cause: String::new(),
+                count: 1,
+            });
+            true
+        }
+    }
+}
+
+/// `spec.active` back to true after a deactivation: it may queue again.
+pub fn reactivate(st: &mut WorkloadStatus, now: Millis) {
+    set_condition(
+        &mut st.conditions,
+        condition::REQUEUED,
+        true,
+        "Reactivated",
+        "The workload was reactivated",
+        now,
+    );
+}
+
 /// Not admitted: `QuotaReserved=False` with the reason and message, `Admitted=False`, and the
 /// requests of each podSet.
 pub fn pending(

@@ -196,6 +196,7 @@ impl Ctl {
             // A write for it just failed: keep it out of the queues for a moment.
             m.requeue_blocked = true;
         }
+        self.activation(key, &obj, &mut m);
         if self.differs(key, &m) {
             tracing::debug!(workload = key, "workload changed");
             if m.admission.is_none() {
@@ -207,6 +208,74 @@ impl Ctl {
         }
         if owner.is_none() {
             self.plain_workload_lifecycle(key, &obj);
+        }
+    }
+
+    /// `spec.active` as upstream's workload controller handles it: a deactivated Workload is
+    /// evicted (reason `Deactivated`) and keeps its reservation, in the engine too, until its
+    /// pods are gone; a reactivated one is marked `Requeued` again so it can queue.
+    fn activation(&mut self, key: &str, obj: &crate::api::Workload, m: &mut Model) {
+        let view = super::jobs::WorkloadView::of(obj);
+        if view.finished {
+            return;
+        }
+        let st = obj.status.clone().unwrap_or_default();
+        if !obj.spec.active {
+            if view.has_reservation {
+                // Still holding until released: keep it in the engine as admitted, unqueued.
+                m.active = true;
+                m.requeue_blocked = true;
+                m.admission = self
+                    .engine
+                    .workload(key)
+                    .and_then(|w| w.admission.clone())
+                    .or(m.admission.take());
+            }
+            if view.evicted.is_none() {
+                let mut next = st.clone();
+                let first = status::deactivate(&mut next, now_ms());
+                tracing::info!(workload = key, "workload deactivated; evicting");
+                let mut effects = vec![super::state::Effect::WorkloadEvent(
+                    false,
+                    "EvictedDueToDeactivated".into(),
+                    status::DEACTIVATED_MESSAGE.into(),
+                )];
+                if let Some(adm) = st.admission.as_ref().filter(|_| view.has_reservation) {
+                    let pc = obj.spec.priority_class_name.clone().unwrap_or_default();
+                    effects.push(super::state::Effect::Deactivated(
+                        adm.cluster_queue.clone(),
+                        pc,
+                        first,
+                    ));
+                }
+                self.set_plan(
+                    key,
+                    Plan {
+                        status: next,
+                        effects,
+                        admits: false,
+                    },
+                );
+            }
+        } else if st
+            .condition(crate::api::workload_status::condition::REQUEUED)
+            .is_some_and(|c| {
+                c.status == "False"
+                    && c.reason == crate::api::workload_status::condition::DEACTIVATED
+            })
+        {
+            let mut next = st.clone();
+            status::reactivate(&mut next, now_ms());
+            self.set_plan(
+                key,
+                Plan {
+                    status: next,
+                    effects: Vec::new(),
+                    admits: false,
+                },
+            );
+            // Queued once that is written.
+            m.requeue_blocked = true;
         }
     }
 

@@ -1,0 +1,281 @@
+//! run-controller on Workloads created directly (no Job), on a real API server: admission,
+//! pending reasons with their Warning events, preemption within a ClusterQueue (a Workload
+//! without pods gives its quota back as soon as its eviction is written), deactivation and
+//! reactivation through `spec.active`, and ClusterQueue/LocalQueue status.
+#![cfg(feature = "cli")]
+
+mod e2e_support;
+mod support;
+
+use std::time::Duration;
+
+use e2e_support::*;
+use kube::api::{Api, Patch, PatchParams};
+use kubectl_kueue::api::{ClusterQueue, LocalQueue, Workload};
+use support::cluster::{Cluster, ClusterBuilder};
+use support::eventually;
+
+const T: Duration = Duration::from_secs(30);
+
+async fn apply(cluster: &Cluster, yaml: &str, ns: &str) {
+    support::apply::apply_yaml(&cluster.client(), yaml, ns)
+        .await
+        .unwrap();
+}
+
+fn workload(ns: &str, name: &str, cpu: u32, priority: Option<(&str, i32)>) -> String {
+    let prio = priority.map(|(c, v)| format!("\n  priorityClassName: {c}\n  priorityClassSource: kueue.x-k8s.io/workloadpriorityclass\n  priority: {v}")).unwrap_or_default();
+    format!(
+        "apiVersion: kueue.x-k8s.io/v1beta1
+kind: Workload
+metadata: {{name: {name}, namespace: {ns}}}
+spec:
+  queueName: lq{prio}
+  podSets:
+  - name: main
+    count: 1
+    template:
+      spec:
+        restartPolicy: Never
+        containers:
+        - name: c
+          image: x
+          resources: {{requests: {{cpu: '{cpu}'}}}}
+"
+    )
+}
+
+async fn get(client: &kube::Client, ns: &str, name: &str) -> Workload {
+    Api::<Workload>::namespaced(client.clone(), ns)
+        .get(name)
+        .await
+        .unwrap()
+}
+
+async fn events_of(client: &kube::Client, ns: &str, name: &str) -> Vec<(String, String, String)> {
+    Api::<k8s_openapi::api::events::v1::Event>::namespaced(client.clone(), ns)
+        .list(&Default::default())
+        .await
+        .map(|l| l.items)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|e| e.regarding.as_ref().and_then(|r| r.name.as_deref()) == Some(name))
+        .map(|e| {
+            (
+                e.type_.unwrap_or_default(),
+                e.reason.unwrap_or_default(),
+                e.note.unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plain_workloads_pending_preempted_deactivated() {
+    let Some(cluster) = ClusterBuilder::apiserver().start_unless_skipped() else {
+        return;
+    };
+    let client = cluster.client();
+    support::apply::install_crds(&client, &repo_path("examples/deploy/crds"))
+        .await
+        .unwrap();
+    let ns = cluster.new_namespace("plain").await;
+    apply(
+        &cluster,
+        &format!(
+            "apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {{name: default-flavor}}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {{name: cq}}
+spec:
+  preemption: {{withinClusterQueue: LowerPriority}}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: default-flavor
+      resources: [{{name: cpu, nominalQuota: 4}}]
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: LocalQueue
+metadata: {{name: lq, namespace: {ns}}}
+spec: {{clusterQueue: cq}}
+"
+        ),
+        &ns,
+    )
+    .await;
+    let mut ctl = start_controller(&cluster, "controller", &[]);
+    ctl.wait_ready(T);
+
+    apply(&cluster, &workload(&ns, "low-1", 2, Some(("low", 10))), &ns).await;
+    tokio::time::sleep(Duration::from_millis(1100)).await; // distinct admission times
+    apply(&cluster, &workload(&ns, "low-2", 2, Some(("low", 10))), &ns).await;
+    for name in ["low-1", "low-2"] {
+        eventually(Some(&cluster), T, &format!("{name} admitted"), || async {
+            holds_quota(&get(&client, &ns, name).await).then_some(())
+        })
+        .await;
+    }
+    let w = get(&client, &ns, "low-1").await;
+    assert_eq!(
+        cond(&w, "QuotaReserved").unwrap().2,
+        "Quota reserved in ClusterQueue cq"
+    );
+    assert_eq!(cond(&w, "Admitted").unwrap().1, "Admitted");
+    let adm = w.status.unwrap().admission.unwrap();
+    assert_eq!(adm.pod_set_assignments[0].flavors["cpu"], "default-flavor");
+    assert_eq!(adm.pod_set_assignments[0].resource_usage["cpu"].0, "2");
+
+    // Full: the next one waits, with upstream's reason, message, requests and a Warning event.
+    apply(&cluster, &workload(&ns, "pending", 1, None), &ns).await;
+    let message = "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default-flavor, 1 more needed";
+    let w = eventually(
+        Some(&cluster),
+        T,
+        "pending with WaitingForQuota",
+        || async {
+            let w = get(&client, &ns, "pending").await;
+            (cond(&w, "QuotaReserved").is_some_and(|c| c.1 == "WaitingForQuota")).then_some(w)
+        },
+    )
+    .await;
+    assert_eq!(
+        cond(&w, "QuotaReserved").unwrap(),
+        ("False".into(), "WaitingForQuota".into(), message.into())
+    );
+    assert_eq!(cond(&w, "Admitted").unwrap().1, "NoReservation");
+    assert_eq!(
+        w.status.unwrap().resource_requests[0].resources["cpu"].0,
+        "1"
+    );
+    eventually(Some(&cluster), T, "a Warning event", || async {
+        events_of(&client, &ns, "pending")
+            .await
+            .iter()
+            .any(|(t, r, n)| t == "Warning" && r == "WaitingForQuota" && n == message)
+            .then_some(())
+    })
+    .await;
+
+    // A higher priority preempts the most recently admitted lower one, which gives its
+    // quota back at once (no pods to wait for).
+    apply(
+        &cluster,
+        &workload(&ns, "high", 2, Some(("high", 100))),
+        &ns,
+    )
+    .await;
+    eventually(Some(&cluster), T, "high admitted", || async {
+        holds_quota(&get(&client, &ns, "high").await).then_some(())
+    })
+    .await;
+    let victim = get(&client, &ns, "low-2").await;
+    assert!(!holds_quota(&victim));
+    let (_, reason, msg) = cond(&victim, "Preempted").unwrap();
+    assert_eq!(reason, "InClusterQueue");
+    assert!(
+        msg.contains(
+            "due to prioritization in the ClusterQueue; preemptor path: /cq; preemptee path: /cq"
+        ),
+        "{msg}"
+    );
+    assert_eq!(cond(&victim, "Evicted").unwrap().1, "Preempted");
+    assert_eq!(
+        cond(&victim, "Requeued").unwrap(),
+        ("True".into(), "Preempted".into(), msg.clone())
+    );
+    assert_eq!(cond(&victim, "QuotaReserved").unwrap().0, "False");
+    assert!(
+        holds_quota(&get(&client, &ns, "low-1").await),
+        "the older one stays"
+    );
+
+    let cq = eventually(Some(&cluster), T, "ClusterQueue status", || async {
+        let cq = Api::<ClusterQueue>::all(client.clone())
+            .get("cq")
+            .await
+            .ok()?;
+        let st = cq.status?;
+        (st.admitted_workloads == 2 && st.pending_workloads == 2).then_some(st)
+    })
+    .await;
+    let usage = &cq.flavors_usage[0].resources[0];
+    assert_eq!(
+        (
+            usage.name.as_str(),
+            usage.total.as_ref().unwrap().0.as_str()
+        ),
+        ("cpu", "4")
+    );
+    let lq = eventually(Some(&cluster), T, "LocalQueue status", || async {
+        let lq = Api::<LocalQueue>::namespaced(client.clone(), &ns)
+            .get("lq")
+            .await
+            .ok()?;
+        let st = lq.status?;
+        (st.admitted_workloads == 2 && st.pending_workloads == 2).then_some(st)
+    })
+    .await;
+    assert!(
+        lq.conditions
+            .iter()
+            .any(|c| c.type_ == "Active" && c.status == "True")
+    );
+
+    // Deactivated: evicted, quota back, not requeued; reactivated: queued again.
+    let patch = |active: bool| Patch::Merge(serde_json::json!({ "spec": { "active": active } }));
+    Api::<Workload>::namespaced(client.clone(), &ns)
+        .patch("high", &PatchParams::default(), &patch(false))
+        .await
+        .unwrap();
+    let w = eventually(
+        Some(&cluster),
+        T,
+        "high deactivated and released",
+        || async {
+            let w = get(&client, &ns, "high").await;
+            (!holds_quota(&w) && cond(&w, "Evicted").is_some_and(|c| c.1 == "Deactivated"))
+                .then_some(w)
+        },
+    )
+    .await;
+    assert_eq!(
+        cond(&w, "Evicted").unwrap().2,
+        "The workload is deactivated"
+    );
+    assert_eq!(
+        cond(&w, "Requeued").unwrap(),
+        (
+            "False".into(),
+            "Deactivated".into(),
+            "The workload is deactivated".into()
+        )
+    );
+    eventually(
+        Some(&cluster),
+        T,
+        "the freed quota admitted the preempted one",
+        || async { holds_quota(&get(&client, &ns, "low-2").await).then_some(()) },
+    )
+    .await;
+    Api::<Workload>::namespaced(client.clone(), &ns)
+        .patch("high", &PatchParams::default(), &patch(true))
+        .await
+        .unwrap();
+    eventually(
+        Some(&cluster),
+        T,
+        "high reactivated and admitted again (preempting)",
+        || async {
+            let w = get(&client, &ns, "high").await;
+            (cond(&w, "Requeued").is_some_and(|c| c.0 == "True" && c.1 == "Reactivated")
+                && holds_quota(&w))
+            .then_some(())
+        },
+    )
+    .await;
+    assert!(ctl.proc.exited().is_none());
+}
