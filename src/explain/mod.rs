@@ -52,6 +52,18 @@ pub struct Explanation {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub nodes: Vec<nodes::NodeCheck>,
     pub next_steps: Vec<suggest::NextStep>,
+    /// Workloads whose eviction message names this workload (by UID) as their preemptor.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub preempted_by_it: Vec<PreemptedInfo>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct PreemptedInfo {
+    pub workload: String,
+    pub reason: String,
+    /// True while the victim is still evicted; false once it was admitted again.
+    pub still_evicted: bool,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -304,6 +316,7 @@ pub fn explain(inventory: &Inventory, namespace: &str, target: &str, opts: &Conv
     }
     let nodes = nodes::check(&inv, &w, ev.assignment.as_ref());
     let next_steps = if state == "Pending" { suggest::next_steps(&inv, &engine, &key, &ev, &problems, opts) } else { Vec::new() };
+    let preempted_by_it = victims_of(&inv, object.and_then(|o| o.obj.metadata.uid.as_deref()).unwrap_or(""));
     Ok(Explanation {
         workload: key,
         job,
@@ -320,7 +333,36 @@ pub fn explain(inventory: &Inventory, namespace: &str, target: &str, opts: &Conv
         problems,
         nodes,
         next_steps,
+        preempted_by_it,
     })
+}
+
+/// Workloads whose Preempted condition (current or "Previously: ...") names `uid`.
+fn victims_of(inv: &Inventory, uid: &str) -> Vec<PreemptedInfo> {
+    if uid.is_empty() {
+        return Vec::new();
+    }
+    let needle = format!("(UID: {uid},");
+    inv.workloads
+        .iter()
+        .filter_map(|w| {
+            let st = w.obj.status.as_ref()?;
+            let c = st.condition(crate::api::workload_status::condition::PREEMPTED)?;
+            if !c.message.contains(&needle) {
+                return None;
+            }
+            let reason = if c.status == "True" {
+                c.reason.clone()
+            } else {
+                c.message.split("due to ").nth(1).and_then(|r| r.split(';').next()).unwrap_or("").to_string()
+            };
+            Some(PreemptedInfo {
+                workload: format!("{}/{}", w.obj.metadata.namespace.as_deref().unwrap_or("default"), w.obj.metadata.name.as_deref().unwrap_or("")),
+                reason,
+                still_evicted: c.status == "True",
+            })
+        })
+        .collect()
 }
 
 fn not_created(key: &str, job: Option<String>, reason: &str, message: &str) -> Explanation {
@@ -340,6 +382,7 @@ fn not_created(key: &str, job: Option<String>, reason: &str, message: &str) -> E
         problems: vec![format!("{reason}: {message}: the Job gets no Workload until the WorkloadPriorityClass exists or the label is fixed")],
         nodes: vec![],
         next_steps: vec![],
+        preempted_by_it: vec![],
     }
 }
 

@@ -120,6 +120,13 @@ pub fn render(e: &Explanation, color: bool) -> String {
             }
         }
     }
+    if !e.preempted_by_it.is_empty() {
+        let _ = writeln!(out, "\n{}", paint.title("It preempted"));
+        for v in &e.preempted_by_it {
+            let now = if v.still_evicted { "still evicted" } else { "admitted again since" };
+            let _ = writeln!(out, "  - {} ({}; {now})", v.workload, v.reason);
+        }
+    }
     if !e.nodes.is_empty() {
         let _ = writeln!(out, "\n{}", paint.title("Nodes"));
         for n in &e.nodes {
