@@ -207,13 +207,12 @@ pub fn resolve(inv: &Inventory, namespace: &str, target: &str) -> Result<(String
     let ns_of = |m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta| m.namespace.clone().unwrap_or_else(|| "default".into());
     let wants_job = matches!(kind.as_deref(), Some("job" | "jobs" | "job.batch"));
     let wants_wl = matches!(kind.as_deref(), Some("workload" | "workloads" | "wl" | "kwl"));
-    if let Some(k) = &kind {
-        if !wants_job && !wants_wl {
+    if let Some(k) = &kind
+        && !wants_job && !wants_wl {
             return Err(ExplainError::NotFound(format!("cannot explain a {k}: give a Job (job/NAME) or a Workload (workload/NAME)")));
         }
-    }
-    if !wants_job {
-        if let Some(w) = inv.workloads.iter().find(|w| ns_of(&w.obj.metadata) == namespace && w.obj.metadata.name.as_deref() == Some(name)) {
+    if !wants_job
+        && let Some(w) = inv.workloads.iter().find(|w| ns_of(&w.obj.metadata) == namespace && w.obj.metadata.name.as_deref() == Some(name)) {
             let job = w
                 .obj
                 .metadata
@@ -224,9 +223,8 @@ pub fn resolve(inv: &Inventory, namespace: &str, target: &str) -> Result<(String
                 .map(|o| format!("{namespace}/{}", o.name));
             return Ok((format!("{namespace}/{name}"), job));
         }
-    }
-    if !wants_wl {
-        if let Some(j) = inv.jobs.iter().find(|j| ns_of(&j.obj.metadata) == namespace && j.obj.metadata.name.as_deref() == Some(name)) {
+    if !wants_wl
+        && let Some(j) = inv.jobs.iter().find(|j| ns_of(&j.obj.metadata) == namespace && j.obj.metadata.name.as_deref() == Some(name)) {
             if let Some(w) = inv.workloads.iter().find(|w| crate::manifests::job::workload_belongs_to(&w.obj, &j.obj)) {
                 return Ok((format!("{namespace}/{}", w.obj.metadata.name.clone().unwrap_or_default()), Some(format!("{namespace}/{name}"))));
             }
@@ -236,7 +234,6 @@ pub fn resolve(inv: &Inventory, namespace: &str, target: &str) -> Result<(String
                 Some(format!("{namespace}/{name}")),
             ));
         }
-    }
     if !wants_wl {
         // A Job that is not in the input but owns a Workload that is.
         if let Some(w) = inv.workloads.iter().find(|w| {

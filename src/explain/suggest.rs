@@ -122,7 +122,7 @@ fn fix_problem(checker: &mut Checker, detail: &PendingDetail, ns: &str, name: &s
             Some(format!("kubectl kueue resume localqueue {local_queue} -n {ns}")),
         ),
         PendingDetail::Deactivated => (
-            format!("reactivate the workload (spec.active is false)"),
+            "reactivate the workload (spec.active is false)".to_string(),
             vec![format!("wl/{ns}/{name}.active=true")],
             Some(format!("kubectl kueue resume workload {name} -n {ns}")),
         ),

@@ -277,7 +277,7 @@ fn cluster_queue(ctx: &Ctx, cq: &ClusterQueue, topology_flavors: &BTreeSet<Strin
             reclaim_within_cohort: reclaim,
             within_cluster_queue: within,
             borrow_within_cohort: bwc_lower
-                .then(|| BorrowWithinCohort { lower_priority: true, max_priority_threshold: p.borrow_within_cohort.max_priority_threshold }),
+                .then_some(BorrowWithinCohort { lower_priority: true, max_priority_threshold: p.borrow_within_cohort.max_priority_threshold }),
         },
         flavor_fungibility: fungibility,
         stop_policy: stop(spec.stop_policy),
@@ -317,11 +317,10 @@ pub fn workload(
     let status = wl.status.clone().unwrap_or_default();
     let cond_true = |t: &str| status.condition_is_true(t);
     let mut queue_time = wl.metadata.creation_timestamp.as_ref().map_or(now, millis);
-    if let Some(ev) = status.condition(condition::EVICTED).filter(|c| c.status == "True") {
-        if ev.reason == "PodsReadyTimeout" || ev.reason == "AdmissionCheck" {
+    if let Some(ev) = status.condition(condition::EVICTED).filter(|c| c.status == "True")
+        && (ev.reason == "PodsReadyTimeout" || ev.reason == "AdmissionCheck") {
             queue_time = millis(&ev.last_transition_time);
         }
-    }
     let mut pod_sets = Vec::with_capacity(wl.spec.pod_sets.len());
     let mut unsupported = Vec::new();
     for (i, ps) in wl.spec.pod_sets.iter().enumerate() {

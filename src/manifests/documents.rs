@@ -49,9 +49,8 @@ pub fn read_text(file: &str) -> Result<String, LoadError> {
 /// Parses every document of `text`; `order` continues across files.
 pub fn parse_documents(file: &str, text: &str, order: &mut usize) -> Result<Vec<Document>, LoadError> {
     let mut out = Vec::new();
-    let mut index = 0;
-    for de in serde_yaml::Deserializer::from_str(text) {
-        index += 1;
+    for (i, de) in serde_yaml::Deserializer::from_str(text).enumerate() {
+        let index = i + 1;
         let origin = Origin { file: display_name(file), document: index, order: *order };
         let value = match serde_yaml::Value::deserialize(de) {
             Ok(v) => v,

@@ -32,7 +32,7 @@ pub fn table(headers: &[&str], no_headers: bool, color: bool) -> Table {
         t.force_no_tty();
     }
     if !no_headers {
-        t.set_header(headers.iter().map(|h| Cell::new(h)));
+        t.set_header(headers.iter().map(Cell::new));
     }
     for c in t.column_iter_mut() {
         c.set_padding((0, 3));

@@ -251,8 +251,8 @@ fn find_candidates(view: &View, tree: &Tree, req: &Request) -> Vec<WlId> {
     if cq.spec.preemption.within_cluster_queue != PreemptionPolicy::Never {
         take(req.cq, cq.spec.preemption.within_cluster_queue, &mut out);
     }
-    if let Some(parent) = tree.parent(cq.node) {
-        if cq.spec.preemption.reclaim_within_cohort != PreemptionPolicy::Never {
+    if let Some(parent) = tree.parent(cq.node)
+        && cq.spec.preemption.reclaim_within_cohort != PreemptionPolicy::Never {
             let mut nodes = Vec::new();
             tree.subtree_cqs(tree.root(parent), &mut nodes);
             for n in nodes {
@@ -263,7 +263,6 @@ fn find_candidates(view: &View, tree: &Tree, req: &Request) -> Vec<WlId> {
                 take(other, cq.spec.preemption.reclaim_within_cohort, &mut out);
             }
         }
-    }
     out
 }
 
@@ -374,11 +373,10 @@ impl TargetOrdering {
             self.pruned_cohorts.insert(cohort);
             return None;
         }
-        if let Some(c) = best_cohort {
-            if compare(&best_cohort_drs, &best_cq_drs) != Ordering::Less {
+        if let Some(c) = best_cohort
+            && compare(&best_cohort_drs, &best_cq_drs) != Ordering::Less {
                 return self.next_in(view, tree, c);
             }
-        }
         best_cq
     }
 }
@@ -474,15 +472,14 @@ fn second_strategy(view: &View, tree: &mut Tree, req: &Request, retry: &[WlId], 
     while let Some(target) = ordering.next(view, tree) {
         let (preemptor_new, target_old) = shares(view, tree, &ordering, target);
         let passed = passes(FairSharingStrategy::LessThanInitialShare, &preemptor_new, &target_old, &target_old);
-        if let Some(wl) = ordering.pop(target) {
-            if passed {
+        if let Some(wl) = ordering.pop(target)
+            && passed {
                 remove_from_tree(view, tree, wl);
                 targets.push(Victim { wl, reason: PreemptionReason::InCohortFairSharing });
                 if fits_for_fair_sharing(view, tree, req) {
                     return true;
                 }
             }
-        }
         ordering.pruned_cqs.insert(target);
     }
     false

@@ -168,6 +168,7 @@ fn candidates_of_cq(view: &View, req: &Request, cq: CqId, lca: Option<NodeId>, a
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn collect_in_subtree(
     view: &View,
     tree: &Tree,

@@ -156,7 +156,7 @@ fn scaled_ceil(p: Parsed, scale: i32) -> i64 {
         exp -= 1;
     }
     while exp < 0 {
-        if value % 10 != 0 {
+        if !value.is_multiple_of(10) {
             inexact = true;
         }
         value /= 10;
@@ -250,7 +250,7 @@ fn format_binary(value: i64) -> String {
     let mut mantissa = value.unsigned_abs();
     let mut power = 0usize;
     const SUFFIXES: [&str; 7] = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"];
-    while mantissa % 1024 == 0 && power < 6 {
+    while mantissa.is_multiple_of(1024) && power < 6 {
         mantissa /= 1024;
         power += 1;
     }

@@ -73,14 +73,13 @@ impl CqQueue {
         if !self.heap.remove(key) {
             return false;
         }
-        if let Some(&hash) = self.hash_of.get(&key.id) {
-            if let Some(set) = self.heap_by_hash.get_mut(&hash) {
+        if let Some(&hash) = self.hash_of.get(&key.id)
+            && let Some(set) = self.heap_by_hash.get_mut(&hash) {
                 set.remove(key);
                 if set.is_empty() {
                     self.heap_by_hash.remove(&hash);
                 }
             }
-        }
         true
     }
 
@@ -175,14 +174,12 @@ impl CqQueue {
     pub fn ordered(&self) -> Vec<QueueKey> {
         let mut all: Vec<QueueKey> = self.heap.iter().copied().chain(self.inadmissible.values().copied()).collect();
         all.sort();
-        if self.strategy == QueueingStrategy::BestEffortFifo {
-            if let Some(p) = self.preemptor {
-                if let Some(pos) = all.iter().position(|k| k.id == p.id) {
+        if self.strategy == QueueingStrategy::BestEffortFifo
+            && let Some(p) = self.preemptor
+                && let Some(pos) = all.iter().position(|k| k.id == p.id) {
                     let k = all.remove(pos);
                     all.insert(0, k);
                 }
-            }
-        }
         all
     }
 }

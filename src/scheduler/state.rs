@@ -455,8 +455,8 @@ impl Engine {
             evaluated_at: 0,
         };
         self.resolve_target(&mut st);
-        if let Some(adm) = st.w.admission.clone().filter(|_| !st.w.finished && st.w.active) {
-            if let Some(&cq) = self.cq_ids.get(&adm.cluster_queue) {
+        if let Some(adm) = st.w.admission.clone().filter(|_| !st.w.finished && st.w.active)
+            && let Some(&cq) = self.cq_ids.get(&adm.cluster_queue) {
                 let mut usage: BTreeMap<Fr, Amount> = BTreeMap::new();
                 for psa in &adm.pod_sets {
                     let reclaimable = st.w.reclaimable.get(&psa.name).copied().unwrap_or(0);
@@ -480,7 +480,6 @@ impl Engine {
                 self.cqs[cq].holding.insert(id);
                 st.holding = Some(Holding { cq, usage });
             }
-        }
         if st.holding.is_none() && !st.w.finished {
             self.enqueue(&mut st);
         }

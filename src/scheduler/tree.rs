@@ -182,11 +182,10 @@ impl Tree {
         let local_available = self.local_available(n, fr);
         let node = &mut self.nodes[n];
         node.usage[fr] = sat_add(node.usage[fr], v);
-        if let Some(parent) = node.parent {
-            if v > local_available {
+        if let Some(parent) = node.parent
+            && v > local_available {
                 self.add_usage(parent, fr, sat_sub(v, local_available));
             }
-        }
     }
 
     pub fn remove_usage(&mut self, n: NodeId, fr: Fr, v: Amount) {

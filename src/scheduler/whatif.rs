@@ -117,7 +117,7 @@ impl Engine {
         let me = self.wl(id);
         let frs: Vec<super::tree::Fr> = needed
             .iter()
-            .filter_map(|(f, r)| Some(self.names.find_fr(self.names.find_flavor(f)?, self.names.find_resource(r)?)?))
+            .filter_map(|(f, r)| self.names.find_fr(self.names.find_flavor(f)?, self.names.find_resource(r)?))
             .collect();
         let what: Vec<String> = needed.iter().map(|(f, r)| format!("{r} on {f}")).collect();
         let what = what.join(", ");

@@ -200,11 +200,10 @@ pub fn cluster_queue_with_status(cq: &ClusterQueue, engine: &Engine, now: Millis
         None => set_condition(&mut st.conditions, "Active", true, "Ready", "Can admit new workloads", now),
         Some(why) => set_condition(&mut st.conditions, "Active", false, why.condition_reason(), &why.message(), now),
     }
-    if engine.config().fair_sharing.is_some() {
-        if let Some((share, _, _)) = engine.weighted_share(&name) {
+    if engine.config().fair_sharing.is_some()
+        && let Some((share, _, _)) = engine.weighted_share(&name) {
             st.fair_sharing = Some(api::FairSharingStatus { weighted_share: share, admission_fair_sharing_status: None });
         }
-    }
     out.status = Some(st);
     out
 }
