@@ -27,22 +27,20 @@ fn tuesday() -> tempfile::NamedTempFile {
     f
 }
 
+/// `explain TARGET -n NS [extra]` on the seed cluster after Tuesday's simulation.
+fn explain_after_tuesday(target: &str, ns: &str, extra: &[&str]) -> String {
+    let after = tuesday();
+    let mut args = vec!["explain", target, "-n", ns, "--now", NOW, "-f", "tests/fixtures/explain/base-seed.yaml", "-f"];
+    args.push(after.path().to_str().unwrap());
+    args.extend(extra);
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    out
+}
+
 #[test]
 fn a_preempted_experiment_after_tuesday() {
-    let after = tuesday();
-    let (code, out, err) = run(&[
-        "explain",
-        "job/experiment-7",
-        "-n",
-        "team-a",
-        "--now",
-        NOW,
-        "-f",
-        "tests/fixtures/explain/base-seed.yaml",
-        "-f",
-        after.path().to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{err}");
+    let out = explain_after_tuesday("job/experiment-7", "team-a", &[]);
     assert!(out.contains("is Pending"), "{out}");
     assert!(out.contains("team-b-queue uses 2 of its nominal 4 nvidia.com/gpu on gpu-a100"), "{out}");
     insta::assert_snapshot!(out);
@@ -50,20 +48,7 @@ fn a_preempted_experiment_after_tuesday() {
 
 #[test]
 fn the_admitted_retraining_job_after_tuesday() {
-    let after = tuesday();
-    let (code, out, err) = run(&[
-        "explain",
-        "job/weekly-retrain",
-        "-n",
-        "team-b",
-        "--now",
-        NOW,
-        "-f",
-        "tests/fixtures/explain/base-seed.yaml",
-        "-f",
-        after.path().to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{err}");
+    let out = explain_after_tuesday("job/weekly-retrain", "team-b", &[]);
     assert!(out.contains("is Admitted"), "{out}");
     insta::assert_snapshot!(out);
 }
@@ -131,22 +116,7 @@ fn explaining_something_that_is_not_there_fails_clearly() {
 
 #[test]
 fn json_output_carries_the_same_content() {
-    let after = tuesday();
-    let (code, out, err) = run(&[
-        "explain",
-        "job/experiment-7",
-        "-n",
-        "team-a",
-        "--now",
-        NOW,
-        "-o",
-        "json",
-        "-f",
-        "tests/fixtures/explain/base-seed.yaml",
-        "-f",
-        after.path().to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{err}");
+    let out = explain_after_tuesday("job/experiment-7", "team-a", &["-o", "json"]);
     let e: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(e["state"], "Pending");
     assert_eq!(e["clusterQueue"], "team-a-queue");
