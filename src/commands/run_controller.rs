@@ -62,6 +62,19 @@ pub fn run(global: &GlobalArgs, args: RunControllerArgs) -> anyhow::Result<u8> {
         })
         .unwrap_or(false);
     let config_given = raw.is_some();
+    // Upstream's defaults (300/500) would only ever slow admissions down here: a client-side
+    // limit applies when the file asks for one.
+    let client_rate_limit = raw
+        .as_ref()
+        .and_then(|c| c.client_connection.as_ref())
+        .map(|c| {
+            (
+                c.qps
+                    .unwrap_or(crate::api::config::DEFAULT_CLIENT_CONNECTION_QPS),
+                c.burst
+                    .unwrap_or(crate::api::config::DEFAULT_CLIENT_CONNECTION_BURST),
+            )
+        });
     let config = raw
         .unwrap_or_default()
         .with_defaults(controller::own_namespace().as_deref());
@@ -94,6 +107,7 @@ pub fn run(global: &GlobalArgs, args: RunControllerArgs) -> anyhow::Result<u8> {
         metrics_addr,
         health_addr,
         max_in_flight: args.max_concurrent_writes,
+        client_rate_limit,
         identity: crate::kube::lease::identity(),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()

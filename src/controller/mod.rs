@@ -89,6 +89,9 @@ pub struct Options {
     pub health_addr: Option<SocketAddr>,
     /// Writes in flight at most.
     pub max_in_flight: usize,
+    /// `(qps, burst)` when the configuration file sets `clientConnection`: a client-side rate
+    /// limit. Without it the API server's own flow control sets the pace.
+    pub client_rate_limit: Option<(f32, i32)>,
     pub identity: String,
 }
 
@@ -251,12 +254,10 @@ async fn lead(
     );
     health.ready.store(true, Ordering::Relaxed);
 
-    let cc = opts.config.client_connection.clone().unwrap_or_default();
     let writer = Writer::new(
         client.clone(),
         opts.max_in_flight,
-        cc.qps.unwrap_or(-1.0),
-        cc.burst.unwrap_or(1),
+        opts.client_rate_limit,
         &opts.identity,
     );
     let mut ctl = Ctl {
@@ -328,6 +329,9 @@ async fn lead(
                 }
             }
             _ = tick.tick() => ctl.on_tick(),
+            // Cycles left over from the last turn (it stopped to look at new events): go on
+            // at once rather than at the next tick.
+            _ = std::future::ready(()), if ctl.schedule => {}
         }
         ctl.turn();
         health.beat();

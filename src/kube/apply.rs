@@ -3,9 +3,11 @@
 //! Events.
 //!
 //! Every write goes through [`Writer`]: many requests in flight at once (bounded by
-//! `max_in_flight`, so the API server, not the client, sets the pace) and, when configured,
-//! upstream's client rate limit (`clientConnection.qps`/`burst`, 300/500 by default) as a
-//! token bucket. Nothing here retries: the caller re-reconciles from the newest state.
+//! `max_in_flight`, so the API server, not the client, sets the pace) and, only when the
+//! configuration asks for it (`clientConnection.qps`/`burst`), a client-side token bucket.
+//! Events take a lane of their own with few requests in flight, so they never delay a write
+//! that admits, evicts or starts something. Nothing here retries: the caller re-reconciles
+//! from the newest state.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -79,27 +81,33 @@ impl TokenBucket {
 pub struct Writer {
     client: Client,
     in_flight: Arc<Semaphore>,
+    events_in_flight: Arc<Semaphore>,
     bucket: Option<Arc<TokenBucket>>,
     recorder: Recorder,
 }
 
+/// Events published at once (the rest wait their turn).
+const EVENTS_IN_FLIGHT: usize = 8;
+
 impl Writer {
-    /// `qps` below or equal to zero disables client-side rate limiting (upstream: negative).
+    /// `rate_limit` is `(qps, burst)`; none, or a QPS of zero or below (upstream: negative),
+    /// means no client-side limit.
     pub fn new(
         client: Client,
         max_in_flight: usize,
-        qps: f32,
-        burst: i32,
+        rate_limit: Option<(f32, i32)>,
         instance: &str,
     ) -> Writer {
-        let bucket = (qps > 0.0).then(|| {
-            let burst = f64::from(burst.max(1));
-            Arc::new(TokenBucket {
-                rate: f64::from(qps),
-                burst,
-                state: Mutex::new((burst, Instant::now())),
-            })
-        });
+        let bucket = rate_limit
+            .filter(|(qps, _)| *qps > 0.0)
+            .map(|(qps, burst)| {
+                let burst = f64::from(burst.max(1));
+                Arc::new(TokenBucket {
+                    rate: f64::from(qps),
+                    burst,
+                    state: Mutex::new((burst, Instant::now())),
+                })
+            });
         let reporter = Reporter {
             controller: EVENT_REPORTER.to_string(),
             instance: Some(instance.to_string()),
@@ -108,6 +116,7 @@ impl Writer {
             recorder: Recorder::new(client.clone(), reporter),
             client,
             in_flight: Arc::new(Semaphore::new(max_in_flight.max(1))),
+            events_in_flight: Arc::new(Semaphore::new(EVENTS_IN_FLIGHT)),
             bucket,
         }
     }
@@ -276,7 +285,15 @@ impl Writer {
         reason: &str,
         note: &str,
     ) -> kube::Result<()> {
-        let _p = self.gate().await;
+        let _p = self
+            .events_in_flight
+            .clone()
+            .acquire_owned()
+            .await
+            .expect("the event semaphore is never closed");
+        if let Some(b) = &self.bucket {
+            b.take().await;
+        }
         let ev = Event {
             type_: if warning {
                 EventType::Warning
