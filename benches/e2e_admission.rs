@@ -6,7 +6,8 @@
 //! reserves quota, writes the admission, and patches the Job.
 //!
 //! Run with `cargo bench --bench e2e_admission` (needs the cached control plane, as the tests
-//! do; `E2E_JOBS=N` changes the count). Prints p50/p90/p99/max and throughput; results are in
+//! do; `E2E_JOBS=N` changes the count, `E2E_MODE=apiserver` leaves out the controller manager,
+//! scheduler and kwok, so no pods are created). Prints p50/p90/p99/max and throughput; results are in
 //! the README. Under `cargo test` it does nothing (a benchmark is not a test).
 #![cfg(feature = "cli")]
 
@@ -47,10 +48,25 @@ fn main() {
         eprintln!("e2e_admission: a benchmark; run it with `cargo bench --bench e2e_admission`");
         return;
     }
-    let n: usize = std::env::var("E2E_JOBS").ok().and_then(|v| v.parse().ok()).unwrap_or(1000);
-    let node = FakeNode::new("bench-node").capacity("cpu", "1000").capacity("pods", "2000");
-    let cluster = ClusterBuilder::full().nodes(vec![node]).start();
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    let n: usize = std::env::var("E2E_JOBS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1000);
+    // `E2E_MODE=apiserver`: etcd and kube-apiserver only (no pods are created), to see the
+    // controller's own share of the latency.
+    let full = std::env::var("E2E_MODE").map_or(true, |m| m != "apiserver");
+    let node = FakeNode::new("bench-node")
+        .capacity("cpu", "1000")
+        .capacity("pods", "2000");
+    let cluster = if full {
+        ClusterBuilder::full().nodes(vec![node]).start()
+    } else {
+        ClusterBuilder::apiserver().start()
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     rt.block_on(async {
         let client = cluster.client();
         let out = cluster.kubectl().args(["kueue", "install", "--without-controller"]).output().unwrap();
@@ -139,7 +155,7 @@ spec: {{clusterQueue: bench}}
         let u = unsuspended.lock().unwrap();
         let mut lat: Vec<Duration> = names.iter().map(|n| u[n].saturating_duration_since(c[n])).collect();
         lat.sort();
-        println!("e2e_admission: {n} Jobs created in {:.2}s (16 concurrent clients); all unsuspended after {:.2}s", creating.as_secs_f64(), total.as_secs_f64());
+        println!("e2e_admission ({} mode): {n} Jobs created in {:.2}s (16 concurrent clients); all unsuspended after {:.2}s", if full { "full" } else { "apiserver" }, creating.as_secs_f64(), total.as_secs_f64());
         println!(
             "creation -> unsuspend latency: p50 {:.0} ms, p90 {:.0} ms, p99 {:.0} ms, max {:.0} ms; throughput {:.0} Jobs/s",
             percentile(&lat, 0.50).as_secs_f64() * 1000.0,
