@@ -12,7 +12,7 @@
 #![cfg(feature = "cli")]
 
 #[path = "../tests/support/mod.rs"]
-#[allow(dead_code, unused_imports)]
+#[allow(unused_imports)]
 mod support;
 
 use std::collections::BTreeMap;

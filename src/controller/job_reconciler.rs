@@ -42,10 +42,10 @@ impl Ctl {
     }
 
     pub fn reconcile_job(&mut self, key: &str) {
-        if let Some(b) = self.jobs.get(key) {
-            if b.busy || b.retry_at.is_some_and(|t| t > Instant::now()) {
-                return;
-            }
+        if let Some(b) = self.jobs.get(key)
+            && (b.busy || b.retry_at.is_some_and(|t| t > Instant::now()))
+        {
+            return;
         }
         let Some(job) = self.latest_job(key) else {
             self.jobs.remove(key);

@@ -48,7 +48,8 @@ use crate::scheduler::model::ClusterState;
 
 use state::{Ctl, LoopConfig, Plan};
 
-/// What reaches the loop.
+/// What reaches the loop. (Short-lived, one per event or write: their size does not matter.)
+#[allow(clippy::large_enum_variant)]
 pub enum Msg {
     Watch(WatchMsg),
     WorkloadWritten {
@@ -132,14 +133,13 @@ pub async fn run(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
     let election_cfg = opts.election();
-    if !opts.force {
-        if let Some(evidence) =
+    if !opts.force
+        && let Some(evidence) =
             lease::detect_upstream(&client, &election_cfg.namespace, &election_cfg.name).await
-        {
-            anyhow::bail!(
-                "upstream Kueue's controller is already managing this cluster ({evidence}); two controllers would fight over the same Workloads and Jobs. Stop it first (for example `kubectl -n kueue-system scale deployment kueue-controller-manager --replicas=0`), or pass --force to start anyway"
-            );
-        }
+    {
+        anyhow::bail!(
+            "upstream Kueue's controller is already managing this cluster ({evidence}); two controllers would fight over the same Workloads and Jobs. Stop it first (for example `kubectl -n kueue-system scale deployment kueue-controller-manager --replicas=0`), or pass --force to start anyway"
+        );
     }
     let (stop_tx, mut stop_rx) = tokio::sync::watch::channel(false);
     tokio::spawn(async move {
@@ -475,18 +475,18 @@ pub fn read_config(path: &str) -> anyhow::Result<Configuration> {
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {path}"))?;
     let cfg: Configuration =
         crate::api::from_yaml_str(&text).map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
-    if let Some(v) = cfg.api_version.as_deref() {
-        if v != crate::api::config::CONFIG_API_VERSION {
-            anyhow::bail!(
-                "{path}: apiVersion {v} is not supported (use {})",
-                crate::api::config::CONFIG_API_VERSION
-            );
-        }
+    if let Some(v) = cfg.api_version.as_deref()
+        && v != crate::api::config::CONFIG_API_VERSION
+    {
+        anyhow::bail!(
+            "{path}: apiVersion {v} is not supported (use {})",
+            crate::api::config::CONFIG_API_VERSION
+        );
     }
-    if let Some(k) = cfg.kind.as_deref() {
-        if k != crate::api::config::CONFIG_KIND {
-            anyhow::bail!("{path}: kind {k} is not a Configuration");
-        }
+    if let Some(k) = cfg.kind.as_deref()
+        && k != crate::api::config::CONFIG_KIND
+    {
+        anyhow::bail!("{path}: kind {k} is not a Configuration");
     }
     Ok(cfg)
 }

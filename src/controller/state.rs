@@ -185,10 +185,10 @@ impl Ctl {
     /// The Workload as it will be once its pending write lands (the plan's status).
     pub fn effective_workload(&mut self, key: &str) -> Option<Workload> {
         let mut w = (*self.latest_workload(key)?).clone();
-        if let Some(b) = self.wls.get(key) {
-            if let Some(st) = b.plan.as_ref().map(|p| &p.status).or(b.sending.as_ref()) {
-                w.status = Some(st.clone());
-            }
+        if let Some(b) = self.wls.get(key)
+            && let Some(st) = b.plan.as_ref().map(|p| &p.status).or(b.sending.as_ref())
+        {
+            w.status = Some(st.clone());
         }
         Some(w)
     }

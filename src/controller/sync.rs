@@ -145,10 +145,10 @@ impl Ctl {
 
     /// Brings one Workload into the engine (or out of it).
     pub fn sync_workload(&mut self, key: &str) {
-        if let Some(b) = self.wls.get(key) {
-            if b.busy || b.plan.is_some() {
-                return;
-            }
+        if let Some(b) = self.wls.get(key)
+            && (b.busy || b.plan.is_some())
+        {
+            return;
         }
         let Some(obj) = self.latest_workload(key) else {
             if self.engine.remove_workload(key) {

@@ -205,10 +205,10 @@ pub async fn wait_policy_effective(client: &Client, namespace: &str, timeout: Du
     };
     let deadline = Instant::now() + timeout;
     loop {
-        if let Ok(j) = api.create(&pp, &probe).await {
-            if j.spec.as_ref().and_then(|s| s.suspend) == Some(true) {
-                return true;
-            }
+        if let Ok(j) = api.create(&pp, &probe).await
+            && j.spec.as_ref().and_then(|s| s.suspend) == Some(true)
+        {
+            return true;
         }
         if Instant::now() > deadline {
             return false;
