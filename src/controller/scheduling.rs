@@ -2,8 +2,9 @@
 //! Workload status write (issued concurrently, never awaited here) and, on success, the
 //! Events and metrics upstream records.
 //!
-//! Cycles run while they make progress (something admitted, or a new eviction issued), and
-//! only after something changed. An admitted workload holds its quota in the engine from the
+//! Cycles run, only after something changed, while they make progress: something admitted, a
+//! new eviction issued, or a workload not yet looked at evaluated (so every pending workload
+//! gets its reason, as upstream's loop pops every head in turn). An admitted workload holds its quota in the engine from the
 //! moment of the decision; evicted ones keep theirs until their pods are gone.
 
 use std::time::Instant;
@@ -24,6 +25,9 @@ impl Ctl {
             return;
         }
         self.schedule = false;
+        // Workloads already evaluated in this run: a cycle that only meets them again (a
+        // StrictFIFO head, a preemptor waiting for its victims) ends the run.
+        let mut seen = std::collections::BTreeSet::new();
         for turn in 0.. {
             if turn == MAX_CYCLES_PER_TURN {
                 self.schedule = true;
@@ -40,6 +44,9 @@ impl Ctl {
                 .admission_attempt(admitted_any, started.elapsed().as_secs_f64());
             self.queues_dirty = true;
             let mut progress = admitted_any;
+            for d in &outcome.decisions {
+                progress |= seen.insert(d.workload.clone());
+            }
             for d in outcome.decisions {
                 match d.decision {
                     Decision::Admitted { cluster_queue, .. } => {
