@@ -279,3 +279,91 @@ spec: {{clusterQueue: cq}}
     .await;
     assert!(ctl.proc.exited().is_none());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_waiting_job_moved_to_another_queue_takes_its_workload_along() {
+    let Some(cluster) = ClusterBuilder::apiserver().start_unless_skipped() else {
+        return;
+    };
+    let client = cluster.client();
+    support::apply::install_crds(&client, &repo_path("examples/deploy/crds"))
+        .await
+        .unwrap();
+    let ns = cluster.new_namespace("move").await;
+    let queues = |name: &str, cpu: u32| {
+        format!(
+            "apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {{name: {name}}}
+spec:
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: default-flavor
+      resources: [{{name: cpu, nominalQuota: {cpu}}}]
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: LocalQueue
+metadata: {{name: {name}, namespace: {ns}}}
+spec: {{clusterQueue: {name}}}
+"
+        )
+    };
+    apply(&cluster, "apiVersion: kueue.x-k8s.io/v1beta1\nkind: ResourceFlavor\nmetadata: {name: default-flavor}\n", &ns).await;
+    apply(&cluster, &queues("small", 1), &ns).await;
+    apply(&cluster, &queues("big", 8), &ns).await;
+    let job = |queue: &str| {
+        format!(
+            "apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+  namespace: {ns}
+  labels: {{kueue.x-k8s.io/queue-name: {queue}}}
+spec:
+  suspend: true
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{{name: c, image: x, resources: {{requests: {{cpu: '4'}}}}}}]
+"
+        )
+    };
+    let mut ctl = start_controller(&cluster, "controller", &[]);
+    ctl.wait_ready(T);
+    apply(&cluster, &job("small"), &ns).await;
+    let w = eventually(
+        Some(&cluster),
+        T,
+        "the Job's Workload waits in the small queue",
+        || async {
+            let w = workloads(&client, &ns).await.into_iter().next()?;
+            cond(&w, "QuotaReserved")
+                .is_some_and(|c| c.1 == "ExceedsMaxQuota")
+                .then_some(w)
+        },
+    )
+    .await;
+    assert_eq!(w.spec.queue_name.as_deref(), Some("small"));
+    apply(&cluster, &job("big"), &ns).await;
+    let w = eventually(
+        Some(&cluster),
+        T,
+        "the Workload follows the Job to the big queue and is admitted",
+        || async {
+            let w = workloads(&client, &ns).await.into_iter().next()?;
+            (w.spec.queue_name.as_deref() == Some("big") && holds_quota(&w)).then_some(w)
+        },
+    )
+    .await;
+    assert_eq!(w.status.unwrap().admission.unwrap().cluster_queue, "big");
+    eventually(Some(&cluster), T, "the Job started", || async {
+        let j = Api::<k8s_openapi::api::batch::v1::Job>::namespaced(client.clone(), &ns)
+            .get("train")
+            .await
+            .ok()?;
+        (j.spec?.suspend == Some(false)).then_some(())
+    })
+    .await;
+    assert!(ctl.proc.exited().is_none());
+}

@@ -125,6 +125,18 @@ impl Ctl {
                 );
             }
             JobAction::RemoveFinalizer => self.remove_finalizer(&wl_key),
+            JobAction::ChangeQueue(queue) => {
+                tracing::info!(
+                    job = key,
+                    workload = wl_key,
+                    queue,
+                    "job changed queue-name, updating workload"
+                );
+                self.patch_workload(
+                    &wl_key,
+                    serde_json::json!({ "spec": { "queueName": queue } }),
+                );
+            }
         }
     }
 

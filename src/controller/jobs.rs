@@ -137,6 +137,8 @@ pub enum JobAction {
     },
     /// The Workload is finished or being deleted and the Job is stopped: drop its finalizer.
     RemoveFinalizer,
+    /// The suspended Job moved to another LocalQueue before admission: so does its Workload.
+    ChangeQueue(String),
 }
 
 /// Decides the next step for `job` given its Workload (None when it has none yet).
@@ -210,6 +212,16 @@ pub fn decide(
                 },
                 Err(e) => JobAction::FailToStart(e),
             };
+        }
+        let queue = job
+            .metadata
+            .labels
+            .as_ref()
+            .and_then(|l| l.get(crate::api::QUEUE_NAME_LABEL));
+        if let Some(q) =
+            queue.filter(|q| !v.has_reservation && w.spec.queue_name.as_ref() != Some(*q))
+        {
+            return JobAction::ChangeQueue(q.clone());
         }
         return JobAction::Nothing;
     }
@@ -720,6 +732,30 @@ spec:
         assert_eq!(decide(&j, Some(&w), &flavors()), JobAction::RemoveFinalizer);
         w.metadata.finalizers = None;
         assert_eq!(decide(&j, Some(&w), &flavors()), JobAction::Nothing);
+    }
+
+    #[test]
+    fn a_queue_change_before_admission_moves_the_workload() {
+        let mut j = job(JOB);
+        let w = workload(&j);
+        assert_eq!(decide(&j, Some(&w), &flavors()), JobAction::Nothing);
+        j.metadata
+            .labels
+            .as_mut()
+            .unwrap()
+            .insert(crate::api::QUEUE_NAME_LABEL.into(), "other".into());
+        assert_eq!(
+            decide(&j, Some(&w), &flavors()),
+            JobAction::ChangeQueue("other".into())
+        );
+        // Once quota is reserved the queue is what it was admitted through.
+        assert_eq!(
+            decide(&j, Some(&admitted(w)), &flavors()),
+            JobAction::Start {
+                patch: start_patch(&j, &admitted(workload(&job(JOB))), &flavors()).unwrap(),
+                message: "Admitted by clusterQueue team-a-queue".into(),
+            }
+        );
     }
 
     #[test]

@@ -61,7 +61,8 @@ pub enum Msg {
         job: String,
         result: kube::Result<Workload>,
     },
-    FinalizerRemoved {
+    /// A Workload's metadata or spec patched (finalizer removed, queue changed).
+    WorkloadPatched {
         key: String,
         result: kube::Result<Workload>,
     },
@@ -360,7 +361,7 @@ impl Ctl {
                 self.on_workload_written(key, result, plan)
             }
             Msg::WorkloadCreated { job, result } => self.on_workload_created(job, result),
-            Msg::FinalizerRemoved { key, result } => self.on_finalizer_removed(key, result),
+            Msg::WorkloadPatched { key, result } => self.on_workload_patched(key, result),
             Msg::JobWritten { key, result, event } => self.on_job_written(key, result, event),
             Msg::QueueWritten { key, ok } => self.on_queue_written(key, ok),
         }

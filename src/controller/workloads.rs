@@ -155,18 +155,36 @@ impl Ctl {
             let result = writer
                 .remove_workload_finalizer(&obj, RESOURCE_IN_USE_FINALIZER)
                 .await;
-            Some(Msg::FinalizerRemoved { key, result })
+            Some(Msg::WorkloadPatched { key, result })
         });
     }
 
-    pub fn on_finalizer_removed(&mut self, key: String, result: kube::Result<Workload>) {
+    /// A guarded merge patch of a Workload's spec or metadata.
+    pub fn patch_workload(&mut self, key: &str, patch: serde_json::Value) {
+        let Some(obj) = self.latest_workload(key) else {
+            return;
+        };
+        let book = self.book(key);
+        if book.busy || book.plan.is_some() {
+            return;
+        }
+        book.busy = true;
+        let writer = self.writer.clone();
+        let key = key.to_string();
+        self.spawn(async move {
+            let result = writer.patch_workload(&obj, patch).await;
+            Some(Msg::WorkloadPatched { key, result })
+        });
+    }
+
+    pub fn on_workload_patched(&mut self, key: String, result: kube::Result<Workload>) {
         let book = self.book(&key);
         book.busy = false;
         match result {
             Ok(obj) => book.overlay = Some(Arc::new(obj)),
             Err(e) if is_not_found(&e) => {}
             Err(e) => {
-                tracing::debug!(workload = key, error = %e, "could not remove the finalizer; will retry");
+                tracing::debug!(workload = key, error = %e, "could not patch the Workload; will retry");
                 book.failures += 1;
                 book.retry_at = Some(Instant::now() + backoff(book.failures));
             }

@@ -206,6 +206,19 @@ impl Writer {
             .await
     }
 
+    /// A JSON merge patch of a Workload's spec or metadata, guarded by its resourceVersion.
+    pub async fn patch_workload(&self, wl: &Workload, mut patch: Value) -> kube::Result<Workload> {
+        let _p = self.gate().await;
+        let (ns, name) = ns_name(wl);
+        patch["metadata"]["resourceVersion"] = json!(wl.metadata.resource_version);
+        let api: Api<Workload> = Api::namespaced(self.client.clone(), &ns);
+        let pp = PatchParams {
+            field_manager: Some(CONTROLLER_MANAGER.to_string()),
+            ..Default::default()
+        };
+        api.patch(&name, &pp, &Patch::Merge(&patch)).await
+    }
+
     /// A JSON merge patch of a Job (include `metadata.resourceVersion` for optimistic locking).
     pub async fn patch_job(&self, namespace: &str, name: &str, patch: &Value) -> kube::Result<Job> {
         let _p = self.gate().await;
