@@ -290,6 +290,7 @@ async fn lead(
         queues_dirty: true,
         busy_queues: Default::default(),
         queues_written_at: None,
+        reported_invalid: Default::default(),
         in_flight: Arc::new(AtomicUsize::new(0)),
     };
     // Everything the lists brought needs a look, workloads (with their admissions) before

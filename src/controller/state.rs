@@ -127,6 +127,8 @@ pub struct Ctl {
     pub queues_dirty: bool,
     pub busy_queues: BTreeSet<String>,
     pub queues_written_at: Option<Instant>,
+    /// Invalid queue objects already reported.
+    pub reported_invalid: BTreeSet<String>,
     /// Write tasks running (for a graceful shutdown).
     pub in_flight: Arc<AtomicUsize>,
 }

@@ -102,7 +102,11 @@ impl Ctl {
                         tracing::error!(error = %e, "cannot read the cluster's queues");
                         return;
                     }
-                    tracing::warn!(object = %object, error = %e, "ignoring an object the scheduler cannot use");
+                    // Said once per object and problem (queues are re-read on every change).
+                    let report = format!("{object}: {e}");
+                    if self.reported_invalid.insert(report) {
+                        tracing::warn!(object = %object, error = %e, "ignoring an object the scheduler cannot use");
+                    }
                     let name = object
                         .split_once(' ')
                         .map(|(_, n)| n.to_string())
