@@ -1,8 +1,8 @@
 //! run-controller replicas on a real API server (Workloads created directly, no Jobs):
 //! - two replicas with `--leader-elect`: exactly one acts, the other takes over when it is
 //!   killed, and SIGTERM stops a leader cleanly, giving the Lease up;
-//! - the controller refuses to start while upstream Kueue's controller manages the cluster
-//!   (its Lease or its Deployment), unless `--force`.
+//! - the controller refuses to start without the CRDs, and while upstream Kueue's controller
+//!   manages the cluster (its Lease or its Deployment) unless `--force`.
 #![cfg(feature = "cli")]
 
 mod e2e_support;
@@ -204,6 +204,21 @@ async fn refuses_to_start_next_to_upstream_kueue_unless_forced() {
     };
     let client = cluster.client();
     let ns = cluster.new_namespace("upstream").await;
+    // No CRDs yet: a clear error instead of watches retrying forever.
+    let mut early = start_controller(&cluster, "no-crds", &[]);
+    assert_eq!(
+        early.wait_exit(T).and_then(|s| s.code()),
+        Some(1),
+        "{}",
+        early.log()
+    );
+    assert!(
+        early
+            .log()
+            .contains("install the CRDs first (`kubectl kueue install`"),
+        "{}",
+        early.log()
+    );
     queues(&cluster, &ns).await;
     let now = k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime(
         k8s_openapi::jiff::Timestamp::now(),

@@ -134,6 +134,15 @@ pub async fn run(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
     let election_cfg = opts.election();
+    // Without the CRDs the watches would retry forever: say what is missing instead.
+    let cqs: kube::Api<crate::api::ClusterQueue> = kube::Api::all(client.clone());
+    if let Err(kube::Error::Api(e)) = cqs.list(&kube::api::ListParams::default().limit(1)).await
+        && e.code == 404
+    {
+        anyhow::bail!(
+            "the cluster does not serve kueue.x-k8s.io/v1beta1 ClusterQueues: install the CRDs first (`kubectl kueue install`, or `kubectl kueue install --without-controller` to run the controller yourself)"
+        );
+    }
     if !opts.force
         && let Some(evidence) =
             lease::detect_upstream(&client, &election_cfg.namespace, &election_cfg.name).await
