@@ -1,7 +1,8 @@
 //! run-controller on Workloads created directly (no Job), on a real API server: admission,
 //! pending reasons with their Warning events, preemption within a ClusterQueue (a Workload
 //! without pods gives its quota back as soon as its eviction is written), deactivation and
-//! reactivation through `spec.active`, and ClusterQueue/LocalQueue status.
+//! reactivation through `spec.active`, a ClusterQueue drained by `stopPolicy: HoldAndDrain`
+//! and restarted, ClusterQueue/LocalQueue status, and a Job moving to another LocalQueue.
 #![cfg(feature = "cli")]
 
 mod e2e_support;
@@ -277,6 +278,66 @@ spec: {{clusterQueue: cq}}
         },
     )
     .await;
+
+    // A ClusterQueue stopped with HoldAndDrain drains: its Workloads are evicted
+    // (ClusterQueueStopped) and not requeued until it runs again.
+    let cqs = Api::<ClusterQueue>::all(client.clone());
+    let stop = |policy: &str| Patch::Merge(serde_json::json!({ "spec": { "stopPolicy": policy } }));
+    cqs.patch("cq", &PatchParams::default(), &stop("HoldAndDrain"))
+        .await
+        .unwrap();
+    for name in ["high", "low-1"] {
+        let w = eventually(Some(&cluster), T, &format!("{name} drained"), || async {
+            let w = get(&client, &ns, name).await;
+            (!holds_quota(&w) && cond(&w, "Requeued").is_some_and(|c| c.0 == "False")).then_some(w)
+        })
+        .await;
+        assert_eq!(
+            cond(&w, "Evicted").unwrap(),
+            (
+                "True".into(),
+                "ClusterQueueStopped".into(),
+                "The ClusterQueue is stopped".into()
+            )
+        );
+        assert_eq!(cond(&w, "Requeued").unwrap().1, "ClusterQueueStopped");
+    }
+    cqs.patch("cq", &PatchParams::default(), &stop("None"))
+        .await
+        .unwrap();
+    eventually(Some(&cluster), T, "the queue runs again", || async {
+        let w = get(&client, &ns, "high").await;
+        let requeued = cond(&w, "Requeued")?;
+        (requeued.0 == "True" && requeued.1 == "ClusterQueueRestarted" && holds_quota(&w))
+            .then_some(())
+    })
+    .await;
+
+    // A Workload whose LocalQueue does not exist says so.
+    apply(
+        &cluster,
+        &workload(&ns, "lost", 1, None).replace("queueName: lq", "queueName: nope"),
+        &ns,
+    )
+    .await;
+    let w = eventually(
+        Some(&cluster),
+        T,
+        "the missing LocalQueue reported",
+        || async {
+            let w = get(&client, &ns, "lost").await;
+            cond(&w, "QuotaReserved").is_some().then_some(w)
+        },
+    )
+    .await;
+    assert_eq!(
+        cond(&w, "QuotaReserved").unwrap(),
+        (
+            "False".into(),
+            "Misconfigured".into(),
+            "LocalQueue nope doesn't exist".into()
+        )
+    );
     assert!(ctl.proc.exited().is_none());
 }
 

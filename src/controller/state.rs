@@ -43,8 +43,9 @@ pub enum Effect {
     Evicted(String, String, bool, String, PreemptionReason),
     /// Finished metrics: (cluster queue).
     Finished(String),
-    /// Deactivation metrics: (cluster queue, priority class, first eviction for the reason).
-    Deactivated(String, String, bool),
+    /// Eviction metrics for other reasons: (cluster queue, reason, priority class, first
+    /// eviction for the reason).
+    EvictedFor(String, String, String, bool),
     /// A plain Workload (no Job) has no pods to wait for: release its quota right away.
     ReleaseNow,
     /// The reservation was cleared: the engine gives the quota back.

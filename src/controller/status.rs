@@ -134,23 +134,27 @@ pub fn evict(
 
 /// Upstream's message for a Workload with `spec.active: false`.
 pub const DEACTIVATED_MESSAGE: &str = "The workload is deactivated";
+/// Upstream's eviction messages when a queue with `stopPolicy: HoldAndDrain` drains.
+pub const CLUSTER_QUEUE_STOPPED_MESSAGE: &str = "The ClusterQueue is stopped";
+pub const LOCAL_QUEUE_STOPPED_MESSAGE: &str = "The LocalQueue is stopped";
 
-/// `spec.active` turned false: evicted with reason `Deactivated` (a reservation stays until
-/// the pods are gone). Returns whether it is the first eviction for this reason.
-pub fn deactivate(st: &mut WorkloadStatus, now: Millis) -> bool {
+/// Evicted for a reason other than preemption (`Deactivated`, `ClusterQueueStopped`,
+/// `LocalQueueStopped`): a reservation stays until the pods are gone. Returns whether it is
+/// the first eviction for this reason.
+pub fn evict_for(st: &mut WorkloadStatus, reason: &str, message: &str, now: Millis) -> bool {
     set_condition(
         &mut st.conditions,
         condition::EVICTED,
         true,
-        condition::DEACTIVATED,
-        DEACTIVATED_MESSAGE,
+        reason,
+        message,
         now,
     );
     let stats = st.scheduling_stats.get_or_insert_with(Default::default);
     match stats
         .evictions
         .iter_mut()
-        .find(|e| e.reason == condition::DEACTIVATED && e.underlying_cause.is_empty())
+        .find(|e| e.reason == reason && e.underlying_cause.is_empty())
     {
         Some(e) => {
             e.count += 1;
@@ -158,7 +162,7 @@ pub fn deactivate(st: &mut WorkloadStatus, now: Millis) -> bool {
         }
         None => {
             stats.evictions.push(WorkloadSchedulingStatsEviction {
-                reason: condition::DEACTIVATED.to_string(),
+                reason: reason.to_string(),
                 underlying_cause: String::new(),
                 count: 1,
             });
@@ -167,14 +171,15 @@ pub fn deactivate(st: &mut WorkloadStatus, now: Millis) -> bool {
     }
 }
 
-/// `spec.active` back to true after a deactivation: it may queue again.
-pub fn reactivate(st: &mut WorkloadStatus, now: Millis) {
+/// May queue again after an eviction that turned `Requeued` off (reactivated, queue
+/// restarted): `Requeued=True` with upstream's reason and message.
+pub fn requeue(st: &mut WorkloadStatus, reason: &str, message: &str, now: Millis) {
     set_condition(
         &mut st.conditions,
         condition::REQUEUED,
         true,
-        "Reactivated",
-        "The workload was reactivated",
+        reason,
+        message,
         now,
     );
 }

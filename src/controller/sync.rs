@@ -142,6 +142,14 @@ impl Ctl {
             "queue configuration changed; rebuilding the scheduler's picture"
         );
         self.base = converted.state.clone();
+        let all: Vec<String> = self
+            .stores
+            .workloads
+            .state()
+            .iter()
+            .map(|w| crate::kube::watch::key_of(&**w))
+            .collect();
+        self.dirty_wls.extend(all);
         self.engine.set_cluster_config(converted.state);
         self.schedule = true;
         self.queues_dirty = true;
@@ -200,7 +208,7 @@ impl Ctl {
             // A write for it just failed: keep it out of the queues for a moment.
             m.requeue_blocked = true;
         }
-        self.activation(key, &obj, &mut m);
+        self.evictions_and_requeues(key, &obj, &mut m);
         if self.differs(key, &m) {
             tracing::debug!(workload = key, "workload changed");
             if m.admission.is_none() {
@@ -210,66 +218,138 @@ impl Ctl {
             self.schedule = true;
             self.queues_dirty = true;
         }
+        if !self.wls.get(key).is_some_and(|b| b.plan.is_some()) {
+            self.blocked_reason(key, &obj);
+        }
         if owner.is_none() {
             self.plain_workload_lifecycle(key, &obj);
         }
     }
 
-    /// `spec.active` as upstream's workload controller handles it: a deactivated Workload is
-    /// evicted (reason `Deactivated`) and keeps its reservation, in the engine too, until its
-    /// pods are gone; a reactivated one is marked `Requeued` again so it can queue.
-    fn activation(&mut self, key: &str, obj: &crate::api::Workload, m: &mut Model) {
+    /// Evictions upstream's workload controller makes besides preemption, and their undoing:
+    /// `spec.active: false` evicts (`Deactivated`), a queue with `stopPolicy: HoldAndDrain`
+    /// drains (`ClusterQueueStopped`, `LocalQueueStopped`); the reservation stays, in the
+    /// engine too, until the pods are gone. Reactivated, or with the queue running again, the
+    /// Workload is marked `Requeued` so it queues again.
+    fn evictions_and_requeues(&mut self, key: &str, obj: &crate::api::Workload, m: &mut Model) {
+        use crate::api::workload_status::condition;
+        use crate::scheduler::model::StopPolicy;
         let view = super::jobs::WorkloadView::of(obj);
         if view.finished {
             return;
         }
         let st = obj.status.clone().unwrap_or_default();
-        if !obj.spec.active {
-            if view.has_reservation {
-                // Still holding until released: keep it in the engine as admitted, unqueued.
-                m.active = true;
-                m.requeue_blocked = true;
-                m.admission = self
-                    .engine
-                    .workload(key)
-                    .and_then(|w| w.admission.clone())
-                    .or(m.admission.take());
-            }
-            if view.evicted.is_none() {
-                let mut next = st.clone();
-                let first = status::deactivate(&mut next, now_ms());
-                tracing::info!(workload = key, "workload deactivated; evicting");
-                let mut effects = vec![super::state::Effect::WorkloadEvent(
-                    false,
-                    "EvictedDueToDeactivated".into(),
-                    status::DEACTIVATED_MESSAGE.into(),
-                )];
-                if let Some(adm) = st.admission.as_ref().filter(|_| view.has_reservation) {
-                    let pc = obj.spec.priority_class_name.clone().unwrap_or_default();
-                    effects.push(super::state::Effect::Deactivated(
-                        adm.cluster_queue.clone(),
-                        pc,
-                        first,
-                    ));
-                }
-                self.set_plan(
-                    key,
-                    Plan {
-                        status: next,
-                        effects,
-                        admits: false,
-                    },
-                );
-            }
-        } else if st
-            .condition(crate::api::workload_status::condition::REQUEUED)
-            .is_some_and(|c| {
-                c.status == "False"
-                    && c.reason == crate::api::workload_status::condition::DEACTIVATED
-            })
+        let ns = obj
+            .metadata
+            .namespace
+            .clone()
+            .unwrap_or_else(|| "default".into());
+        let queue = obj.spec.queue_name.clone().unwrap_or_default();
+        let lq_stop = self
+            .base
+            .local_queues
+            .get(&(ns.clone(), queue.clone()))
+            .map(|l| l.stop_policy);
+        let target_cq = self
+            .base
+            .local_queues
+            .get(&(ns, queue))
+            .map(|l| l.cluster_queue.clone());
+        let reserved_cq = st
+            .admission
+            .as_ref()
+            .filter(|_| view.has_reservation)
+            .map(|a| a.cluster_queue.clone());
+        let cq_stop = |name: Option<&String>| {
+            name.and_then(|n| self.base.cluster_queues.get(n))
+                .map(|c| c.stop_policy)
+        };
+        if !obj.spec.active && view.has_reservation {
+            // Still holding until released: keep it in the engine as admitted, unqueued.
+            m.active = true;
+            m.requeue_blocked = true;
+            m.admission = self
+                .engine
+                .workload(key)
+                .and_then(|w| w.admission.clone())
+                .or(m.admission.take());
+        }
+        let eviction = if view.evicted.is_some() {
+            None
+        } else if !obj.spec.active {
+            Some((condition::DEACTIVATED, status::DEACTIVATED_MESSAGE))
+        } else if view.has_reservation
+            && cq_stop(reserved_cq.as_ref()) == Some(StopPolicy::HoldAndDrain)
         {
+            Some((
+                condition::EVICTED_BY_CLUSTER_QUEUE_STOPPED,
+                status::CLUSTER_QUEUE_STOPPED_MESSAGE,
+            ))
+        } else if view.has_reservation && lq_stop == Some(StopPolicy::HoldAndDrain) {
+            Some((
+                condition::EVICTED_BY_LOCAL_QUEUE_STOPPED,
+                status::LOCAL_QUEUE_STOPPED_MESSAGE,
+            ))
+        } else {
+            None
+        };
+        if let Some((reason, message)) = eviction {
             let mut next = st.clone();
-            status::reactivate(&mut next, now_ms());
+            let first = status::evict_for(&mut next, reason, message, now_ms());
+            tracing::info!(workload = key, reason, "evicting");
+            let mut effects = vec![super::state::Effect::WorkloadEvent(
+                false,
+                format!("EvictedDueTo{reason}"),
+                message.into(),
+            )];
+            if let Some(cq) = reserved_cq {
+                let pc = obj.spec.priority_class_name.clone().unwrap_or_default();
+                effects.push(super::state::Effect::EvictedFor(
+                    cq,
+                    reason.to_string(),
+                    pc,
+                    first,
+                ));
+            }
+            self.set_plan(
+                key,
+                Plan {
+                    status: next,
+                    effects,
+                    admits: false,
+                },
+            );
+            return;
+        }
+        let requeued_off = st
+            .condition(condition::REQUEUED)
+            .filter(|c| c.status == "False")
+            .map(|c| c.reason.clone());
+        let again = match requeued_off.as_deref() {
+            Some(condition::DEACTIVATED) if obj.spec.active => {
+                Some(("Reactivated", "The workload was reactivated"))
+            }
+            Some(condition::EVICTED_BY_CLUSTER_QUEUE_STOPPED)
+                if cq_stop(target_cq.as_ref()) == Some(StopPolicy::None) =>
+            {
+                Some((
+                    "ClusterQueueRestarted",
+                    "The ClusterQueue was restarted after being stopped",
+                ))
+            }
+            Some(condition::EVICTED_BY_LOCAL_QUEUE_STOPPED)
+                if lq_stop == Some(StopPolicy::None) =>
+            {
+                Some((
+                    "LocalQueueRestarted",
+                    "The LocalQueue was restarted after being stopped",
+                ))
+            }
+            _ => None,
+        };
+        if let Some((reason, message)) = again {
+            let mut next = st.clone();
+            status::requeue(&mut next, reason, message, now_ms());
             self.set_plan(
                 key,
                 Plan {
@@ -280,6 +360,39 @@ impl Ctl {
             );
             // Queued once that is written.
             m.requeue_blocked = true;
+        }
+    }
+
+    /// Writes why a Workload that cannot even queue waits (missing LocalQueue, stopped or
+    /// inactive ClusterQueue...), as upstream's workload controller does.
+    fn blocked_reason(&mut self, key: &str, obj: &crate::api::Workload) {
+        use crate::scheduler::PendingReason;
+        let Some((reason, message, _)) = self.engine.blocked_reason(key) else {
+            return;
+        };
+        if reason == PendingReason::Deactivated {
+            return;
+        }
+        let Some(model) = self.engine.workload(key).cloned() else {
+            return;
+        };
+        let before = obj.status.clone().unwrap_or_default();
+        let mut st = before.clone();
+        status::pending(&mut st, reason.as_str(), &message, &model, now_ms());
+        if !status::same_ignoring_times(&before, &st) {
+            let effects = vec![super::state::Effect::WorkloadEvent(
+                true,
+                reason.as_str().to_string(),
+                message,
+            )];
+            self.set_plan(
+                key,
+                Plan {
+                    status: st,
+                    effects,
+                    admits: false,
+                },
+            );
         }
     }
 

@@ -108,8 +108,8 @@ impl Ctl {
                 self.metrics.preempted(&preempting_cq, reason.as_str());
             }
             Effect::Finished(cq) => self.metrics.finished(&cq),
-            Effect::Deactivated(cq, pc, first) => {
-                self.metrics.evicted(&cq, "Deactivated", &pc, first)
+            Effect::EvictedFor(cq, reason, pc, first) => {
+                self.metrics.evicted(&cq, &reason, &pc, first)
             }
             Effect::ReleaseNow => self.release(key),
             Effect::EngineRelease => {
