@@ -218,7 +218,7 @@ impl Ctl {
             self.schedule = true;
             self.queues_dirty = true;
         }
-        if !self.wls.get(key).is_some_and(|b| b.plan.is_some()) {
+        if self.wls.get(key).is_none_or(|b| b.plan.is_none()) {
             self.blocked_reason(key, &obj);
         }
         if owner.is_none() {
