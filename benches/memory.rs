@@ -28,10 +28,14 @@ unsafe impl GlobalAlloc for Counting {
 static GLOBAL: Counting = Counting;
 
 fn main() {
-    // `cargo bench` passes flags such as --bench; nothing to parse.
-    for (label, cohorts, per_cohort, per_cq, distinct) in
-        [("15k", 5, 6, 500, false), ("100k", 10, 10, 1000, false), ("15k distinct", 5, 6, 500, true), ("100k distinct", 10, 10, 1000, true)]
-    {
+    // `cargo test --all-targets` runs benches without --bench: a small smoke run then.
+    let full = std::env::args().any(|a| a == "--bench");
+    let cases: &[(&str, usize, usize, usize, bool)] = if full {
+        &[("15k", 5, 6, 500, false), ("100k", 10, 10, 1000, false), ("15k distinct", 5, 6, 500, true), ("100k distinct", 10, 10, 1000, true)]
+    } else {
+        &[("smoke", 1, 2, 50, false), ("smoke distinct", 1, 2, 50, true)]
+    };
+    for &(label, cohorts, per_cohort, per_cq, distinct) in cases {
         let state = if distinct { common::distinct(cohorts, per_cohort, per_cq) } else { common::baseline(cohorts, per_cohort, per_cq) };
         let n = state.workloads.len() as isize;
         let before = LIVE.load(Ordering::Relaxed);
