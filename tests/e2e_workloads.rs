@@ -428,3 +428,113 @@ spec:
     .await;
     assert!(ctl.proc.exited().is_none());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_admission_the_api_server_refuses_gives_the_quota_back() {
+    let Some(cluster) = ClusterBuilder::apiserver().start_unless_skipped() else {
+        return;
+    };
+    let client = cluster.client();
+    support::apply::install_crds(&client, &repo_path("examples/deploy/crds"))
+        .await
+        .unwrap();
+    let ns = cluster.new_namespace("refused").await;
+    // The API server refuses any admission of the Workload named `poison`.
+    apply(
+        &cluster,
+        "apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: no-poison}
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+    - apiGroups: [kueue.x-k8s.io]
+      apiVersions: [v1beta1]
+      operations: [UPDATE]
+      resources: [workloads/status]
+  validations:
+  - expression: \"object.metadata.name != 'poison' || !has(object.status.admission)\"
+    message: poison may not be admitted
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: no-poison}
+spec:
+  policyName: no-poison
+  validationActions: [Deny]
+",
+        &ns,
+    )
+    .await;
+    apply(
+        &cluster,
+        &format!(
+            "apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {{name: default-flavor}}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {{name: cq}}
+spec:
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: default-flavor
+      resources: [{{name: cpu, nominalQuota: 2}}]
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: LocalQueue
+metadata: {{name: lq, namespace: {ns}}}
+spec: {{clusterQueue: cq}}
+"
+        ),
+        &ns,
+    )
+    .await;
+    apply(
+        &cluster,
+        &workload(&ns, "poison", 2, Some(("high", 100))),
+        &ns,
+    )
+    .await;
+    // Policies take a moment to load: wait until a (dry-run) admission of poison is refused.
+    let admission = serde_json::json!({
+        "status": { "admission": { "clusterQueue": "cq", "podSetAssignments": [{ "name": "main", "flavors": { "cpu": "default-flavor" }, "resourceUsage": { "cpu": "2" }, "count": 1 }] } }
+    });
+    let wls = Api::<Workload>::namespaced(client.clone(), &ns);
+    let dry_run = PatchParams {
+        dry_run: true,
+        ..Default::default()
+    };
+    eventually(Some(&cluster), T, "the policy in effect", || async {
+        wls.patch_status("poison", &dry_run, &Patch::Merge(&admission))
+            .await
+            .is_err()
+            .then_some(())
+    })
+    .await;
+    let mut ctl = start_controller(&cluster, "controller", &[]);
+    ctl.wait_ready(T);
+    eventually(
+        Some(&cluster),
+        T,
+        "the refusal seen by the controller",
+        || async {
+            ctl.log()
+                .contains("Could not admit Workload and assign flavors in apiserver")
+                .then_some(())
+        },
+    )
+    .await;
+    // The quota the refused admission held goes back: another Workload gets it.
+    apply(&cluster, &workload(&ns, "good", 2, None), &ns).await;
+    eventually(Some(&cluster), T, "good admitted", || async {
+        holds_quota(&get(&client, &ns, "good").await).then_some(())
+    })
+    .await;
+    let poison = get(&client, &ns, "poison").await;
+    assert!(!holds_quota(&poison));
+    assert!(ctl.proc.exited().is_none());
+}

@@ -56,12 +56,11 @@ impl Ctl {
             return;
         }
         let wl_key = self.workload_of(key, &job);
-        // While the Workload has a write pending, its newest state is not known yet.
-        if self
-            .wls
-            .get(&wl_key)
-            .is_some_and(|b| b.busy || b.plan.is_some())
-        {
+        // While the Workload has a write pending, its newest state is not known yet; after a
+        // failed one, wait for the backoff (the Workload's retry brings this Job back).
+        if self.wls.get(&wl_key).is_some_and(|b| {
+            b.busy || b.plan.is_some() || b.retry_at.is_some_and(|t| t > Instant::now())
+        }) {
             return;
         }
         let wl = self.latest_workload(&wl_key).filter(|w| {

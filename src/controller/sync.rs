@@ -208,7 +208,11 @@ impl Ctl {
             // A write for it just failed: keep it out of the queues for a moment.
             m.requeue_blocked = true;
         }
-        self.evictions_and_requeues(key, &obj, &mut m);
+        // After a failed write, nothing new is planned for it until the backoff passes (the
+        // tick looks at it again then).
+        if !backoff {
+            self.evictions_and_requeues(key, &obj, &mut m);
+        }
         if self.differs(key, &m) {
             tracing::debug!(workload = key, "workload changed");
             if m.admission.is_none() {
@@ -217,6 +221,9 @@ impl Ctl {
             self.engine.upsert_workload(m);
             self.schedule = true;
             self.queues_dirty = true;
+        }
+        if backoff {
+            return;
         }
         if self.wls.get(key).is_none_or(|b| b.plan.is_none()) {
             self.blocked_reason(key, &obj);
