@@ -7,7 +7,8 @@
 //!
 //! Run with `cargo bench --bench e2e_admission` (needs the cached control plane, as the tests
 //! do; `E2E_JOBS=N` changes the count, `E2E_MODE=apiserver` leaves out the controller manager,
-//! scheduler and kwok, so no pods are created). Prints p50/p90/p99/max and throughput; results are in
+//! scheduler and kwok, so no pods are created, `E2E_RATE=N` spreads the creations at N per
+//! second instead of a burst). Prints p50/p90/p99/max and throughput; results are in
 //! the README. Under `cargo test` it does nothing (a benchmark is not a test).
 #![cfg(feature = "cli")]
 
@@ -128,11 +129,17 @@ spec: {{clusterQueue: bench}}
         let created: Arc<Mutex<BTreeMap<String, Instant>>> = Arc::default();
         let started = Instant::now();
         let names: Vec<String> = (0..n).map(|i| format!("job-{i:05}")).collect();
-        futures::stream::iter(names.clone())
-            .for_each_concurrent(16, |name| {
+        // `E2E_RATE=N`: Jobs arrive at N per second instead of all at once.
+        let rate: Option<f64> = std::env::var("E2E_RATE").ok().and_then(|v| v.parse().ok());
+        futures::stream::iter(names.clone().into_iter().enumerate())
+            .for_each_concurrent(16, |(i, name)| {
                 let jobs = jobs.clone();
                 let created = created.clone();
                 async move {
+                    if let Some(r) = rate {
+                        let due = started + Duration::from_secs_f64(i as f64 / r);
+                        tokio::time::sleep_until(due.into()).await;
+                    }
                     let t = Instant::now();
                     jobs.create(&PostParams::default(), &job(&name)).await.expect("create a Job");
                     created.lock().unwrap().insert(name, t);
@@ -155,7 +162,8 @@ spec: {{clusterQueue: bench}}
         let u = unsuspended.lock().unwrap();
         let mut lat: Vec<Duration> = names.iter().map(|n| u[n].saturating_duration_since(c[n])).collect();
         lat.sort();
-        println!("e2e_admission ({} mode): {n} Jobs created in {:.2}s (16 concurrent clients); all unsuspended after {:.2}s", if full { "full" } else { "apiserver" }, creating.as_secs_f64(), total.as_secs_f64());
+        let arrivals = rate.map_or("16 concurrent clients".to_string(), |r| format!("{r} per second"));
+        println!("e2e_admission ({} mode): {n} Jobs created in {:.2}s ({arrivals}); all unsuspended after {:.2}s", if full { "full" } else { "apiserver" }, creating.as_secs_f64(), total.as_secs_f64());
         println!(
             "creation -> unsuspend latency: p50 {:.0} ms, p90 {:.0} ms, p99 {:.0} ms, max {:.0} ms; throughput {:.0} Jobs/s",
             percentile(&lat, 0.50).as_secs_f64() * 1000.0,
