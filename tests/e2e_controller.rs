@@ -661,6 +661,11 @@ async fn seed_story_with_real_jobs() {
     .await;
     monitor.check();
     assert!(
+        !ctl.log()
+            .contains("no Node has this ResourceFlavor's node labels"),
+        "gpu-a100 matches the A100 node"
+    );
+    assert!(
         ctl.proc.exited().is_none(),
         "the controller is still running:\n{}",
         ctl.proc.log_tail(30)

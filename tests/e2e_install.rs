@@ -248,6 +248,10 @@ spec: {{clusterQueue: cq}}
     .await;
     let log = ctl.log();
     assert!(
+        log.contains("no Node has this ResourceFlavor's node labels"),
+        "this cluster has no node labelled gpu-type=a100, and the controller says so:\n{log}"
+    );
+    assert!(
         !log.contains("forbidden") && !log.contains("Forbidden"),
         "a permission is missing:\n{log}"
     );

@@ -300,6 +300,8 @@ async fn lead(
         busy_queues: Default::default(),
         queues_written_at: None,
         reported_invalid: Default::default(),
+        nodes_dirty: true,
+        flavors_without_nodes: Default::default(),
         in_flight: Arc::new(AtomicUsize::new(0)),
     };
     // Everything the lists brought needs a look, workloads (with their admissions) before
@@ -423,12 +425,13 @@ impl Ctl {
             }
             (Kind::ResourceFlavor, _) => {
                 self.config_dirty = true;
+                self.nodes_dirty = true;
                 // Jobs waiting to start may need a flavor that just appeared.
                 let all: Vec<String> = self.owned.keys().cloned().collect();
                 self.dirty_jobs.extend(all);
             }
             (Kind::Cohort | Kind::Namespace, _) => self.config_dirty = true,
-            (Kind::Node, _) => {}
+            (Kind::Node, _) => self.nodes_dirty = true,
         }
     }
 
@@ -470,6 +473,36 @@ impl Ctl {
         self.schedule();
         self.flush_plans();
         self.update_queues();
+        if self.nodes_dirty {
+            self.check_flavor_nodes();
+        }
+    }
+
+    /// Says (once per change) when a ResourceFlavor's node labels match no Node: what it
+    /// admits would then wait at the kube-scheduler.
+    fn check_flavor_nodes(&mut self) {
+        self.nodes_dirty = false;
+        let nodes = self.stores.nodes.state();
+        for f in self.stores.flavors.state() {
+            let name = f.metadata.name.clone().unwrap_or_default();
+            let labels = &f.spec.node_labels;
+            let matched = labels.is_empty()
+                || nodes.iter().any(|n| {
+                    let nl = n.metadata.labels.clone().unwrap_or_default();
+                    labels.iter().all(|(k, v)| nl.get(k) == Some(v))
+                });
+            let known = self.flavors_without_nodes.contains(&name);
+            if !matched && !known {
+                tracing::warn!(flavor = name, node_labels = ?labels, "no Node has this ResourceFlavor's node labels: workloads admitted on it will wait for such a node");
+                self.flavors_without_nodes.insert(name);
+            } else if matched && known {
+                tracing::info!(
+                    flavor = name,
+                    "a Node now has this ResourceFlavor's node labels"
+                );
+                self.flavors_without_nodes.remove(&name);
+            }
+        }
     }
 }
 

@@ -128,6 +128,10 @@ pub struct Ctl {
     pub queues_dirty: bool,
     pub busy_queues: BTreeSet<String>,
     pub queues_written_at: Option<Instant>,
+    /// Nodes or flavors changed: check which flavors match no Node.
+    pub nodes_dirty: bool,
+    /// Flavors reported as matching no Node.
+    pub flavors_without_nodes: BTreeSet<String>,
     /// Invalid queue objects already reported.
     pub reported_invalid: BTreeSet<String>,
     /// Write tasks running (for a graceful shutdown).
