@@ -659,6 +659,45 @@ async fn seed_story_with_real_jobs() {
         ok.then_some(())
     })
     .await;
+    // 7. Deleting a running Job: its Workload goes too (the controller lets its finalizer go)
+    //    and the GPU it held admits a waiting experiment.
+    kubectl(
+        &cluster,
+        &[
+            "delete",
+            "job",
+            "-n",
+            "team-a",
+            "urgent-fix",
+            "--wait=false",
+        ],
+    );
+    let deadline = std::time::Instant::now() + T;
+    loop {
+        let holding = holding(&client, "team-a", "team-a-queue").await;
+        let left = workload_of(&client, "team-a", "urgent-fix").await;
+        if left.is_none()
+            && holding.len() == 4
+            && holding.iter().all(|j| j.starts_with("experiment-"))
+        {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "urgent-fix's Workload not gone or its GPU not reused: {:?} holding {holding:?}\n{}",
+            left.map(|w| (
+                w.metadata.deletion_timestamp,
+                w.metadata.finalizers,
+                w.metadata.owner_references
+            )),
+            ctl.log()
+                .lines()
+                .filter(|l| l.contains("urgent"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
     monitor.check();
     assert!(
         !ctl.log()

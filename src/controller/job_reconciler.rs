@@ -195,7 +195,10 @@ impl Ctl {
                     );
                 }
                 self.owned.insert(job_key.clone(), key.clone());
-                self.book(&key).overlay = Some(Arc::new(wl));
+                let unseen = self.stores.workload(&key).is_none();
+                let book = self.book(&key);
+                book.overlay = Some(Arc::new(wl));
+                book.unseen = unseen;
                 self.dirty_wls.insert(key);
             }
             // Created earlier (by us before a restart): the watch brings it.

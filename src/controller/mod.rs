@@ -382,6 +382,12 @@ impl Ctl {
     fn changed(&mut self, kind: Kind, key: Option<String>) {
         match (kind, key) {
             (Kind::Workload, Some(k)) => {
+                // Reported but not in the store: deleted. Our copy of it goes too.
+                if self.stores.workload(&k).is_none()
+                    && let Some(b) = self.wls.get_mut(&k)
+                {
+                    b.overlay = None;
+                }
                 self.dirty_wls.insert(k);
             }
             (Kind::Workload, None) => {
@@ -396,6 +402,11 @@ impl Ctl {
                 self.dirty_wls.extend(self.wls.keys().cloned());
             }
             (Kind::Job, Some(k)) => {
+                if self.stores.job(&k).is_none()
+                    && let Some(b) = self.jobs.get_mut(&k)
+                {
+                    b.overlay = None;
+                }
                 self.dirty_jobs.insert(k);
             }
             (Kind::Job, None) => {

@@ -82,6 +82,8 @@ pub struct WlBook {
     pub failures: u32,
     /// We asked for this workload's eviction and have not seen it released since.
     pub evicting: bool,
+    /// We created it and the watch has not shown it yet.
+    pub unseen: bool,
 }
 
 /// Per-Job bookkeeping.
@@ -152,8 +154,18 @@ fn rv<K: Resource>(o: &K) -> Option<u64> {
     o.meta().resource_version.as_deref()?.parse().ok()
 }
 
-/// The newer of the watch's copy and ours; drops ours once the watch caught up.
-fn newest<K: Resource>(store: Option<Arc<K>>, overlay: &mut Option<Arc<K>>) -> Option<Arc<K>> {
+/// The newer of the watch's copy and ours; drops ours once the watch caught up. When the
+/// store does not have the object, ours counts only if we created it and the watch has not
+/// shown it yet (`unseen`); otherwise the object is gone.
+fn newest<K: Resource>(
+    store: Option<Arc<K>>,
+    overlay: &mut Option<Arc<K>>,
+    unseen: bool,
+) -> Option<Arc<K>> {
+    if store.is_none() && !unseen {
+        *overlay = None;
+        return None;
+    }
     match (store, overlay.as_ref()) {
         (s, None) => s,
         (Some(s), Some(o)) => {
@@ -166,8 +178,6 @@ fn newest<K: Resource>(store: Option<Arc<K>>, overlay: &mut Option<Arc<K>>) -> O
                 }
             }
         }
-        // Not in the store: either not seen yet (keep ours) or deleted (the watch says so
-        // later and the loop drops the book).
         (None, Some(o)) => Some(o.clone()),
     }
 }
@@ -176,7 +186,12 @@ impl Ctl {
     pub fn latest_workload(&mut self, key: &str) -> Option<Arc<Workload>> {
         let store = self.stores.workload(key);
         match self.wls.get_mut(key) {
-            Some(b) => newest(store, &mut b.overlay),
+            Some(b) => {
+                if store.is_some() {
+                    b.unseen = false;
+                }
+                newest(store, &mut b.overlay, b.unseen)
+            }
             None => store,
         }
     }
@@ -184,7 +199,8 @@ impl Ctl {
     pub fn latest_job(&mut self, key: &str) -> Option<Arc<Job>> {
         let store = self.stores.job(key);
         match self.jobs.get_mut(key) {
-            Some(b) => newest(store, &mut b.overlay),
+            // We never create Jobs: not in the store means gone.
+            Some(b) => newest(store, &mut b.overlay, false),
             None => store,
         }
     }

@@ -228,7 +228,19 @@ impl Ctl {
         if self.wls.get(key).is_none_or(|b| b.plan.is_none()) {
             self.blocked_reason(key, &obj);
         }
-        if owner.is_none() {
+        // A Workload whose Job is gone (deleted: the garbage collector deletes the Workload
+        // too) is handled like one without a Job.
+        let job_gone = owner.as_ref().is_some_and(|j| {
+            let uid = obj
+                .metadata
+                .owner_references
+                .iter()
+                .flatten()
+                .find(|o| o.kind == "Job")
+                .map(|o| o.uid.clone());
+            self.latest_job(j).is_none_or(|job| job.metadata.uid != uid)
+        });
+        if owner.is_none() || (job_gone && obj.metadata.deletion_timestamp.is_some()) {
             self.plain_workload_lifecycle(key, &obj);
         }
     }
