@@ -538,3 +538,60 @@ spec: {{clusterQueue: cq}}
     assert!(!holds_quota(&poison));
     assert!(ctl.proc.exited().is_none());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn manage_jobs_without_queue_name_holds_unlabelled_jobs_outside_system_namespaces() {
+    let Some(cluster) = ClusterBuilder::apiserver().start_unless_skipped() else {
+        return;
+    };
+    let client = cluster.client();
+    support::apply::install_crds(&client, &repo_path("examples/deploy/crds"))
+        .await
+        .unwrap();
+    let ns = cluster.new_namespace("unlabelled").await;
+    let config = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(config.path(), "apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\nmanageJobsWithoutQueueName: true\n").unwrap();
+    let mut ctl = start_controller(
+        &cluster,
+        "controller",
+        &["--config", config.path().to_str().unwrap()],
+    );
+    ctl.wait_ready(T);
+    let job = |ns: &str| {
+        format!(
+            "apiVersion: batch/v1
+kind: Job
+metadata: {{name: plain, namespace: {ns}}}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{{name: c, image: x, resources: {{requests: {{cpu: '1'}}}}}}]
+"
+        )
+    };
+    apply(&cluster, &job(&ns), &ns).await;
+    apply(&cluster, &job("kube-system"), "kube-system").await;
+    let jobs = |ns: &str| Api::<k8s_openapi::api::batch::v1::Job>::namespaced(client.clone(), ns);
+    eventually(
+        Some(&cluster),
+        T,
+        "the unlabelled Job held, with a Workload",
+        || async {
+            let j = jobs(&ns).get("plain").await.ok()?;
+            (j.spec?.suspend == Some(true) && !workloads(&client, &ns).await.is_empty())
+                .then_some(())
+        },
+    )
+    .await;
+    // Upstream's default managedJobsNamespaceSelector leaves kube-system alone.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let system = jobs("kube-system").get("plain").await.unwrap();
+    assert_ne!(
+        system.spec.unwrap().suspend,
+        Some(true),
+        "a kube-system Job is not managed"
+    );
+    assert!(workloads(&client, "kube-system").await.is_empty());
+    assert!(ctl.proc.exited().is_none());
+}

@@ -25,7 +25,25 @@ impl Ctl {
             .labels
             .as_ref()
             .is_some_and(|l| l.contains_key(QUEUE_NAME_LABEL));
-        labelled || self.cfg.manage_jobs_without_queue_name
+        if labelled {
+            return true;
+        }
+        // manageJobsWithoutQueueName: only in the namespaces managedJobsNamespaceSelector
+        // picks (upstream's default leaves out kube-system and the controller's namespace).
+        if !self.cfg.manage_jobs_without_queue_name {
+            return false;
+        }
+        let Some(selector) = &self.cfg.managed_jobs_namespace_selector else {
+            return true;
+        };
+        let ns = job.metadata.namespace.as_deref().unwrap_or("default");
+        let labels = self
+            .stores
+            .namespaces
+            .get(&crate::kube::watch::object_ref(ns))
+            .and_then(|n| n.metadata.labels.clone())
+            .unwrap_or_default();
+        selector.matches(&labels)
     }
 
     /// The key of the Workload of `job_key`: the one it owns, else the name we would give it.

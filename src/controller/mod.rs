@@ -283,6 +283,11 @@ async fn lead(
                 .map(|r| r.exclude_resource_prefixes.clone())
                 .unwrap_or_default(),
             manage_jobs_without_queue_name: opts.config.manage_jobs_without_queue_name,
+            managed_jobs_namespace_selector: opts
+                .config
+                .managed_jobs_namespace_selector
+                .as_ref()
+                .map(crate::manifests::pod::label_selector),
         },
         config: opts.config_given.then(|| opts.config.clone()),
         tx,

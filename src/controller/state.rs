@@ -103,6 +103,8 @@ pub struct LoopConfig {
     pub strict_namespace_selector: bool,
     pub exclude_resource_prefixes: Vec<String>,
     pub manage_jobs_without_queue_name: bool,
+    /// Which namespaces' unlabelled Jobs that applies to.
+    pub managed_jobs_namespace_selector: Option<crate::scheduler::labels::LabelSelector>,
 }
 
 pub struct Ctl {
