@@ -406,6 +406,30 @@ spec:
     )
     .await;
     assert_eq!(w.spec.queue_name.as_deref(), Some("small"));
+    // Its pod template changed while it waits: the Workload follows (upstream's UpdatedWorkload).
+    let jobs = Api::<k8s_openapi::api::batch::v1::Job>::namespaced(client.clone(), &ns);
+    let select = Patch::Merge(
+        serde_json::json!({ "spec": { "template": { "spec": { "nodeSelector": { "disk": "ssd" } } } } }),
+    );
+    jobs.patch("train", &PatchParams::default(), &select)
+        .await
+        .unwrap();
+    eventually(
+        Some(&cluster),
+        T,
+        "the Workload's podSet updated",
+        || async {
+            let w = workloads(&client, &ns).await.into_iter().next()?;
+            let selector = w.spec.pod_sets[0]
+                .template
+                .spec
+                .as_ref()?
+                .node_selector
+                .clone()?;
+            (selector.get("disk").map(String::as_str) == Some("ssd")).then_some(())
+        },
+    )
+    .await;
     apply(&cluster, &job("big"), &ns).await;
     let w = eventually(
         Some(&cluster),
@@ -417,7 +441,9 @@ spec:
         },
     )
     .await;
-    assert_eq!(w.status.unwrap().admission.unwrap().cluster_queue, "big");
+    let adm = w.status.unwrap().admission.unwrap();
+    assert_eq!(adm.cluster_queue, "big");
+    assert_eq!(adm.pod_set_assignments[0].resource_usage["cpu"].0, "4");
     eventually(Some(&cluster), T, "the Job started", || async {
         let j = Api::<k8s_openapi::api::batch::v1::Job>::namespaced(client.clone(), &ns)
             .get("train")

@@ -142,6 +142,24 @@ impl Ctl {
                 );
             }
             JobAction::RemoveFinalizer => self.remove_finalizer(&wl_key),
+            JobAction::UpdatePodSets(pod_sets) => {
+                tracing::info!(
+                    job = key,
+                    workload = wl_key,
+                    "job's pods changed before admission, updating workload"
+                );
+                let note = format!("Updated not matching Workload for suspended job: {wl_key}");
+                self.event(
+                    apply::reference(&*job),
+                    false,
+                    "UpdatedWorkload".into(),
+                    note,
+                );
+                self.patch_workload(
+                    &wl_key,
+                    serde_json::json!({ "spec": { "podSets": pod_sets } }),
+                );
+            }
             JobAction::ChangeQueue(queue) => {
                 tracing::info!(
                     job = key,

@@ -139,6 +139,26 @@ pub enum JobAction {
     RemoveFinalizer,
     /// The suspended Job moved to another LocalQueue before admission: so does its Workload.
     ChangeQueue(String),
+    /// The suspended, unadmitted Job's pods changed (parallelism, template): the Workload's
+    /// podSets follow (event `UpdatedWorkload`).
+    UpdatePodSets(Vec<crate::api::PodSet>),
+}
+
+/// The podSets the Job asks for now (as its Workload would be built).
+pub fn job_pod_sets(job: &Job) -> Vec<crate::api::PodSet> {
+    // The priority does not matter here; any class name resolves.
+    let mut classes = BTreeMap::new();
+    if let Some(pc) = job
+        .metadata
+        .labels
+        .as_ref()
+        .and_then(|l| l.get(crate::api::PRIORITY_CLASS_LABEL))
+    {
+        classes.insert(pc.clone(), 0);
+    }
+    crate::manifests::job::workload_for_job(job, &classes)
+        .map(|w| w.spec.pod_sets)
+        .unwrap_or_default()
 }
 
 /// Decides the next step for `job` given its Workload (None when it has none yet).
@@ -222,6 +242,12 @@ pub fn decide(
             queue.filter(|q| !v.has_reservation && w.spec.queue_name.as_ref() != Some(*q))
         {
             return JobAction::ChangeQueue(q.clone());
+        }
+        if !v.has_reservation {
+            let want = job_pod_sets(job);
+            if !want.is_empty() && want != w.spec.pod_sets {
+                return JobAction::UpdatePodSets(want);
+            }
         }
         return JobAction::Nothing;
     }
@@ -756,6 +782,23 @@ spec:
                 message: "Admitted by clusterQueue team-a-queue".into(),
             }
         );
+    }
+
+    #[test]
+    fn a_resized_job_before_admission_updates_its_workload() {
+        let mut j = job(JOB);
+        let w = workload(&j);
+        j.spec.as_mut().unwrap().parallelism = Some(3);
+        match decide(&j, Some(&w), &flavors()) {
+            JobAction::UpdatePodSets(ps) => assert_eq!(ps[0].count, 3),
+            other => panic!("{other:?}"),
+        }
+        // Once quota is reserved, the Workload is what was admitted.
+        let adm = admitted(w);
+        assert!(matches!(
+            decide(&j, Some(&adm), &flavors()),
+            JobAction::Start { .. }
+        ));
     }
 
     #[test]
