@@ -4,38 +4,18 @@
 //! `simulate`, so offline and live write the same shapes. ClusterQueue and LocalQueue status
 //! come from `simulate::result` unchanged.
 
-use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 
 use crate::api::workload_status::condition;
 use crate::api::{self, Workload, WorkloadSchedulingStatsEviction, WorkloadStatus};
 use crate::manifests::convert::millis;
 use crate::scheduler::decision::PreemptionReason;
 use crate::scheduler::model::{self, Millis};
-use crate::scheduler::quantity::format_amount;
-pub use crate::simulate::result::set_condition;
-
-/// Upstream's limit on condition messages.
-pub const MAX_CONDITION_MESSAGE: usize = 32 * 1024;
+pub use crate::simulate::result::{MAX_CONDITION_MESSAGE, quantity, reset_active, set_condition};
 
 fn msg(m: &str) -> String {
     crate::kube::apply::truncate_message(m, MAX_CONDITION_MESSAGE)
 }
 
-/// `Evicted`/`Preempted` back to False with "Previously: ..." when quota is reserved again.
-fn reset_active(conds: &mut Vec<Condition>, type_: &str, now: Millis) {
-    if let Some(c) = conds
-        .iter()
-        .find(|c| c.type_ == type_ && c.status == "True")
-    {
-        let message = msg(&format!("Previously: {}", c.message));
-        set_condition(conds, type_, false, "QuotaReserved", &message, now);
-    }
-}
-
-fn quantity(resource: &str, v: i64) -> Quantity {
-    Quantity(format_amount(resource, v))
-}
 
 /// The engine's admission in `status.admission` form.
 pub fn admission_to_api(adm: &model::Admission) -> api::Admission {
@@ -334,7 +314,7 @@ mod tests {
         }
     }
 
-    fn cond<'a>(st: &'a WorkloadStatus, t: &str) -> &'a Condition {
+    fn cond<'a>(st: &'a WorkloadStatus, t: &str) -> &'a k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition {
         st.condition(t)
             .unwrap_or_else(|| panic!("no {t} condition"))
     }

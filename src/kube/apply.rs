@@ -36,18 +36,7 @@ pub const EVENT_REPORTER: &str = "kubectl-kueue";
 /// Upstream's limit on event notes.
 const MAX_EVENT_MESSAGE: usize = 1024;
 
-/// Cuts a message to `limit` bytes the way upstream does (`" ..."` at the end).
-pub fn truncate_message(message: &str, limit: usize) -> String {
-    if message.len() <= limit {
-        return message.to_string();
-    }
-    let suffix = " ...";
-    let mut cut = limit - suffix.len();
-    while !message.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    format!("{}{suffix}", &message[..cut])
-}
+pub use crate::simulate::result::truncate_message;
 
 /// A token bucket: `rate` tokens per second, at most `burst` stored.
 struct TokenBucket {

@@ -42,15 +42,32 @@ pub fn set_condition(conds: &mut Vec<Condition>, type_: &str, status: bool, reas
     }
 }
 
+/// Upstream's limit on condition messages.
+pub const MAX_CONDITION_MESSAGE: usize = 32 * 1024;
+
+/// Cuts `message` to `limit` bytes (on a character boundary), ending in " ..." when cut.
+pub fn truncate_message(message: &str, limit: usize) -> String {
+    if message.len() <= limit {
+        return message.to_string();
+    }
+    let suffix = " ...";
+    let mut cut = limit - suffix.len();
+    while !message.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}{suffix}", &message[..cut])
+}
+
 /// `Evicted`/`Preempted` go back to False with "Previously: ..." on a new reservation.
-fn reset_active(conds: &mut Vec<Condition>, type_: &str, now: Millis) {
+pub fn reset_active(conds: &mut Vec<Condition>, type_: &str, now: Millis) {
     if let Some(c) = conds.iter().find(|c| c.type_ == type_ && c.status == "True") {
-        let message = format!("Previously: {}", c.message);
+        let message = truncate_message(&format!("Previously: {}", c.message), MAX_CONDITION_MESSAGE);
         set_condition(conds, type_, false, "QuotaReserved", &message, now);
     }
 }
 
-fn quantity(resource: &str, v: i64) -> Quantity {
+/// An amount of `resource` as a Kubernetes quantity, formatted as upstream formats it.
+pub fn quantity(resource: &str, v: i64) -> Quantity {
     Quantity(format_amount(resource, v))
 }
 
