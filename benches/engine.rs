@@ -20,11 +20,21 @@ fn fixpoint(c: &mut Criterion) {
         ("15k distinct", 5, 6, 500, true),
         ("100k distinct", 10, 10, 1000, true),
     ] {
-        let state = if distinct { common::distinct(cohorts, per_cohort, per_cq) } else { common::baseline(cohorts, per_cohort, per_cq) };
+        let state = if distinct {
+            common::distinct(cohorts, per_cohort, per_cq)
+        } else {
+            common::baseline(cohorts, per_cohort, per_cq)
+        };
         let engine = Engine::new(state.clone());
-        g.bench_function(format!("build {label}"), |b| b.iter(|| Engine::new(state.clone())));
+        g.bench_function(format!("build {label}"), |b| {
+            b.iter(|| Engine::new(state.clone()))
+        });
         g.bench_function(format!("run {label}"), |b| {
-            b.iter_batched(|| engine.clone(), |mut e| run_to_fixpoint(&mut e, common::NOW), BatchSize::LargeInput)
+            b.iter_batched(
+                || engine.clone(),
+                |mut e| run_to_fixpoint(&mut e, common::NOW),
+                BatchSize::LargeInput,
+            )
         });
     }
     g.finish();

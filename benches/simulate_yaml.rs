@@ -14,7 +14,10 @@ fn simulate_files(c: &mut Criterion) {
     std::fs::write(dir.path().join("10-queues.yaml"), queues).unwrap();
     std::fs::write(dir.path().join("20-workloads.yaml"), &workloads).unwrap();
     let paths = vec![dir.path().to_string_lossy().into_owned()];
-    let opts = ConvertOptions { now: common::NOW, strict_namespace_selector: false };
+    let opts = ConvertOptions {
+        now: common::NOW,
+        strict_namespace_selector: false,
+    };
     eprintln!("input: {} bytes of YAML", workloads.len());
     let mut g = c.benchmark_group("simulate");
     g.sample_size(10);
@@ -24,7 +27,9 @@ fn simulate_files(c: &mut Criterion) {
             Simulation::run(inv, &[], &opts).expect("simulates")
         })
     });
-    g.bench_function("15k workloads from YAML: load only", |b| b.iter(|| load(&paths).expect("valid input")));
+    g.bench_function("15k workloads from YAML: load only", |b| {
+        b.iter(|| load(&paths).expect("valid input"))
+    });
     g.finish();
 }
 

@@ -27,7 +27,13 @@ pub struct Cli {
 #[derive(Debug, Clone, Args)]
 pub struct GlobalArgs {
     /// Path to the kubeconfig file to use.
-    #[arg(long, global = true, env = "KUBECONFIG", hide_env_values = true, value_name = "PATH")]
+    #[arg(
+        long,
+        global = true,
+        env = "KUBECONFIG",
+        hide_env_values = true,
+        value_name = "PATH"
+    )]
     pub kubeconfig: Option<String>,
     /// The name of the kubeconfig context to use.
     #[arg(long, global = true, value_name = "NAME")]
@@ -110,6 +116,11 @@ pub fn init_tracing(verbose: u8) {
         2 => "debug",
         _ => "trace",
     };
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).try_init();
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .try_init();
 }

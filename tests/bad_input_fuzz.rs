@@ -19,7 +19,25 @@ const SEED: &str = concat!(
     include_str!("../examples/gpu-two-teams/jobs/experiment-42.yaml"),
 );
 
-const JUNK: &[&str] = &["-1", "1e400", "[]", "{}", "null", "\"\"", "lots", "4Zi", "0.0001m", "true", "~", "&a", "*a", "[1, 2", "'", "Any", "99999999999999999999"];
+const JUNK: &[&str] = &[
+    "-1",
+    "1e400",
+    "[]",
+    "{}",
+    "null",
+    "\"\"",
+    "lots",
+    "4Zi",
+    "0.0001m",
+    "true",
+    "~",
+    "&a",
+    "*a",
+    "[1, 2",
+    "'",
+    "Any",
+    "99999999999999999999",
+];
 
 #[derive(Debug, Clone)]
 enum Mangle {

@@ -9,13 +9,19 @@ const NOW: &str = "2025-07-22T09:00:00Z";
 
 fn kueue() -> Command {
     let mut c = Command::cargo_bin("kubectl-kueue").unwrap();
-    c.env_remove("KUBECONFIG").env_remove("RUST_LOG").env("NO_COLOR", "1");
+    c.env_remove("KUBECONFIG")
+        .env_remove("RUST_LOG")
+        .env("NO_COLOR", "1");
     c
 }
 
 fn run(args: &[&str]) -> (i32, String, String) {
     let out = kueue().args(args).output().unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
 }
 
 /// Simulates Tuesday on the seed cluster and returns the file of its result.
@@ -30,7 +36,17 @@ fn tuesday() -> tempfile::NamedTempFile {
 /// `explain TARGET -n NS [extra]` on the seed cluster after Tuesday's simulation.
 fn explain_after_tuesday(target: &str, ns: &str, extra: &[&str]) -> String {
     let after = tuesday();
-    let mut args = vec!["explain", target, "-n", ns, "--now", NOW, "-f", "tests/fixtures/explain/base-seed.yaml", "-f"];
+    let mut args = vec![
+        "explain",
+        target,
+        "-n",
+        ns,
+        "--now",
+        NOW,
+        "-f",
+        "tests/fixtures/explain/base-seed.yaml",
+        "-f",
+    ];
     args.push(after.path().to_str().unwrap());
     args.extend(extra);
     let (code, out, err) = run(&args);
@@ -42,7 +58,10 @@ fn explain_after_tuesday(target: &str, ns: &str, extra: &[&str]) -> String {
 fn a_preempted_experiment_after_tuesday() {
     let out = explain_after_tuesday("job/experiment-7", "team-a", &[]);
     assert!(out.contains("is Pending"), "{out}");
-    assert!(out.contains("team-b-queue uses 2 of its nominal 4 nvidia.com/gpu on gpu-a100"), "{out}");
+    assert!(
+        out.contains("team-b-queue uses 2 of its nominal 4 nvidia.com/gpu on gpu-a100"),
+        "{out}"
+    );
     insta::assert_snapshot!(out);
 }
 
@@ -98,17 +117,41 @@ fn a_job_sent_to_a_local_queue_that_does_not_exist() {
         "apiVersion: batch/v1\nkind: Job\nmetadata: {name: lost, namespace: team-a, labels: {kueue.x-k8s.io/queue-name: nope}}\nspec: {template: {spec: {containers: [{name: c, image: x}], restartPolicy: Never}}}\n",
     )
     .unwrap();
-    let (code, out, err) = run(&["explain", "job/lost", "-n", "team-a", "--now", NOW, "-f", "examples/gpu-two-teams", "-f", job.to_str().unwrap()]);
+    let (code, out, err) = run(&[
+        "explain",
+        "job/lost",
+        "-n",
+        "team-a",
+        "--now",
+        NOW,
+        "-f",
+        "examples/gpu-two-teams",
+        "-f",
+        job.to_str().unwrap(),
+    ]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("LocalQueue nope doesn't exist"), "{out}");
-    assert!(out.contains("kubectl kueue create localqueue nope -n team-a --clusterqueue team-a-queue"), "{out}");
+    assert!(
+        out.contains("kubectl kueue create localqueue nope -n team-a --clusterqueue team-a-queue"),
+        "{out}"
+    );
 }
 
 #[test]
 fn explaining_something_that_is_not_there_fails_clearly() {
-    let (code, _, err) = run(&["explain", "job/ghost", "-n", "team-a", "-f", "examples/gpu-two-teams"]);
+    let (code, _, err) = run(&[
+        "explain",
+        "job/ghost",
+        "-n",
+        "team-a",
+        "-f",
+        "examples/gpu-two-teams",
+    ]);
     assert_eq!(code, 1);
-    assert!(err.contains("error: no Job ghost in namespace team-a"), "{err}");
+    assert!(
+        err.contains("error: no Job ghost in namespace team-a"),
+        "{err}"
+    );
     let (code, _, err) = run(&["explain", "pod/x", "-f", "examples/gpu-two-teams"]);
     assert_eq!(code, 1);
     assert!(err.contains("cannot explain a pod"), "{err}");
@@ -125,5 +168,11 @@ fn json_output_carries_the_same_content() {
     assert_eq!(gpu["resource"], "nvidia.com/gpu");
     assert_eq!(gpu["shortBy"], "1");
     assert_eq!(gpu["inUse"], "6");
-    assert!(e["nextSteps"].as_array().unwrap().iter().any(|s| s["verified"] == true));
+    assert!(
+        e["nextSteps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["verified"] == true)
+    );
 }

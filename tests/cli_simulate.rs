@@ -171,7 +171,12 @@ const INPUT_ERRORS: &[(&str, usize, &str, &str)] = &[
         "document 1",
     ),
     ("missing-name.yaml", 1, "ResourceFlavor", "metadata.name"),
-    ("missing-kind.yaml", 1, "(object team-a-queue): kind: required field is missing", "kind"),
+    (
+        "missing-kind.yaml",
+        1,
+        "(object team-a-queue): kind: required field is missing",
+        "kind",
+    ),
     (
         "covered-mismatch.yaml",
         1,
@@ -384,7 +389,10 @@ fn bad_flags() {
 #[test]
 fn a_directory_without_manifests_is_an_error_not_an_empty_run() {
     let dir = tempfile::tempdir().unwrap();
-    let out = kueue().args(["simulate", "-f", dir.path().to_str().unwrap()]).output().unwrap();
+    let out = kueue()
+        .args(["simulate", "-f", dir.path().to_str().unwrap()])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("has no *.yaml or *.yml files"), "{stderr}");

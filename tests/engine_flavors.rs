@@ -4,19 +4,26 @@ mod builders;
 
 use builders::*;
 use kubectl_kueue::scheduler::decision::PendingReason;
-use kubectl_kueue::scheduler::model::{FungibilityPreference, PreemptionPolicy, WhenCanBorrow, WhenCanPreempt};
+use kubectl_kueue::scheduler::model::{
+    FungibilityPreference, PreemptionPolicy, WhenCanBorrow, WhenCanPreempt,
+};
 
 #[test]
 fn flavors_are_tried_in_order_and_a_flavor_too_small_is_skipped() {
     let out = scenario()
         .flavor("spot", &[])
         .flavor("on-demand", &[])
-        .cq(cq("q").quota("spot", "cpu", "2").quota("on-demand", "cpu", "10"))
+        .cq(cq("q")
+            .quota("spot", "cpu", "2")
+            .quota("on-demand", "cpu", "10"))
         .wl(wl("ns", "small", "q").req("cpu", "1").created(1))
         .wl(wl("ns", "big", "q").req("cpu", "3").created(2))
         .run();
     assert_eq!(out.admitted_flavor("small", "cpu").as_deref(), Some("spot"));
-    assert_eq!(out.admitted_flavor("big", "cpu").as_deref(), Some("on-demand"));
+    assert_eq!(
+        out.admitted_flavor("big", "cpu").as_deref(),
+        Some("on-demand")
+    );
 }
 
 #[test]
@@ -24,12 +31,26 @@ fn node_selector_picks_the_flavor_with_matching_labels() {
     let out = scenario()
         .flavor("a100", &[("gpu-type", "a100")])
         .flavor("t4", &[("gpu-type", "t4")])
-        .cq(cq("q").quota("a100", "nvidia.com/gpu", "8").quota("t4", "nvidia.com/gpu", "8"))
-        .wl(wl("ns", "wants-t4", "q").req("nvidia.com/gpu", "1").node_selector("gpu-type", "t4"))
-        .wl(wl("ns", "any", "q").req("nvidia.com/gpu", "1").node_selector("zone", "eu").created(1))
+        .cq(cq("q")
+            .quota("a100", "nvidia.com/gpu", "8")
+            .quota("t4", "nvidia.com/gpu", "8"))
+        .wl(wl("ns", "wants-t4", "q")
+            .req("nvidia.com/gpu", "1")
+            .node_selector("gpu-type", "t4"))
+        .wl(wl("ns", "any", "q")
+            .req("nvidia.com/gpu", "1")
+            .node_selector("zone", "eu")
+            .created(1))
         .run();
-    assert_eq!(out.admitted_flavor("wants-t4", "nvidia.com/gpu").as_deref(), Some("t4"));
-    assert_eq!(out.admitted_flavor("any", "nvidia.com/gpu").as_deref(), Some("a100"), "keys no flavor defines are ignored");
+    assert_eq!(
+        out.admitted_flavor("wants-t4", "nvidia.com/gpu").as_deref(),
+        Some("t4")
+    );
+    assert_eq!(
+        out.admitted_flavor("any", "nvidia.com/gpu").as_deref(),
+        Some("a100"),
+        "keys no flavor defines are ignored"
+    );
 }
 
 #[test]
@@ -40,19 +61,40 @@ fn untolerated_taints_skip_a_flavor_with_upstreams_message() {
     let out = s.clone().wl(wl("ns", "plain", "q").req("cpu", "1")).run();
     let (reason, message) = out.pending("plain").unwrap();
     assert_eq!(reason, PendingReason::NoMatchingFlavor);
-    assert_eq!(message, "couldn't assign flavors to pod set main: untolerated taint {spot true NoSchedule <nil>} in flavor spot");
-    let out = s.wl(wl("ns", "tolerant", "q").req("cpu", "1").toleration("spot", "true")).run();
+    assert_eq!(
+        message,
+        "couldn't assign flavors to pod set main: untolerated taint {spot true NoSchedule <nil>} in flavor spot"
+    );
+    let out = s
+        .wl(wl("ns", "tolerant", "q")
+            .req("cpu", "1")
+            .toleration("spot", "true"))
+        .run();
     assert_eq!(out.holding("q"), names(&["tolerant"]));
 }
 
 #[test]
 fn a_resource_the_queue_does_not_cover_blocks_unless_zero() {
-    let s = scenario().flavor("default", &[]).cq(cq("q").quota("default", "cpu", "8"));
-    let out = s.clone().wl(wl("ns", "gpu", "q").req("cpu", "1").req("nvidia.com/gpu", "1")).run();
+    let s = scenario()
+        .flavor("default", &[])
+        .cq(cq("q").quota("default", "cpu", "8"));
+    let out = s
+        .clone()
+        .wl(wl("ns", "gpu", "q")
+            .req("cpu", "1")
+            .req("nvidia.com/gpu", "1"))
+        .run();
     let (reason, message) = out.pending("gpu").unwrap();
     assert_eq!(reason, PendingReason::NoMatchingFlavor);
-    assert_eq!(message, "couldn't assign flavors to pod set main: resource nvidia.com/gpu unavailable in ClusterQueue");
-    let out = s.wl(wl("ns", "zero", "q").req("cpu", "1").req("nvidia.com/gpu", "0")).run();
+    assert_eq!(
+        message,
+        "couldn't assign flavors to pod set main: resource nvidia.com/gpu unavailable in ClusterQueue"
+    );
+    let out = s
+        .wl(wl("ns", "zero", "q")
+            .req("cpu", "1")
+            .req("nvidia.com/gpu", "0"))
+        .run();
     assert_eq!(out.holding("q"), names(&["zero"]));
 }
 
@@ -75,15 +117,31 @@ fn borrow_or_not(when: WhenCanBorrow) -> Scenario {
     scenario()
         .flavor("f1", &[])
         .flavor("f2", &[])
-        .cq(cq("a").cohort("c").quota("f1", "cpu", "1").quota("f2", "cpu", "4").fungibility(when, WhenCanPreempt::TryNextFlavor))
+        .cq(cq("a")
+            .cohort("c")
+            .quota("f1", "cpu", "1")
+            .quota("f2", "cpu", "4")
+            .fungibility(when, WhenCanPreempt::TryNextFlavor))
         .cq(cq("lender").cohort("c").quota("f1", "cpu", "10"))
         .wl(wl("ns", "w", "a").req("cpu", "2"))
 }
 
 #[test]
 fn when_can_borrow_decides_between_borrowing_and_the_next_flavor() {
-    assert_eq!(borrow_or_not(WhenCanBorrow::MayStopSearch).run().admitted_flavor("w", "cpu").as_deref(), Some("f1"));
-    assert_eq!(borrow_or_not(WhenCanBorrow::TryNextFlavor).run().admitted_flavor("w", "cpu").as_deref(), Some("f2"));
+    assert_eq!(
+        borrow_or_not(WhenCanBorrow::MayStopSearch)
+            .run()
+            .admitted_flavor("w", "cpu")
+            .as_deref(),
+        Some("f1")
+    );
+    assert_eq!(
+        borrow_or_not(WhenCanBorrow::TryNextFlavor)
+            .run()
+            .admitted_flavor("w", "cpu")
+            .as_deref(),
+        Some("f2")
+    );
 }
 
 #[test]
@@ -102,7 +160,10 @@ fn preference_orders_borrowing_against_preemption() {
                 .preference(p))
             .cq(cq("lender").cohort("c").quota("f2", "cpu", "4"))
             .wl(wl("ns", "low", "a").req("cpu", "2").admitted("a", "f1"))
-            .wl(wl("ns", "high", "a").req("cpu", "2").priority(10).created(5))
+            .wl(wl("ns", "high", "a")
+                .req("cpu", "2")
+                .priority(10)
+                .created(5))
     };
     let out = base(FungibilityPreference::BorrowingOverPreemption).run();
     assert_eq!(out.admitted_flavor("high", "cpu").as_deref(), Some("f2"));
@@ -118,7 +179,10 @@ fn podsets_accumulate_usage_on_a_flavor() {
         .flavor("f1", &[])
         .flavor("f2", &[])
         .cq(cq("q").quota("f1", "cpu", "5").quota("f2", "cpu", "10"))
-        .wl(wl("ns", "w", "q").req("cpu", "3").pod_set("workers", 1).req("cpu", "3"))
+        .wl(wl("ns", "w", "q")
+            .req("cpu", "3")
+            .pod_set("workers", 1)
+            .req("cpu", "3"))
         .run();
     let w = out.engine.workloads().find(|w| w.name == "w").unwrap();
     let adm = w.admission.as_ref().expect("admitted");
@@ -138,11 +202,21 @@ fn resources_of_one_group_share_a_flavor_and_groups_choose_independently() {
             .quota("large", "cpu", "8")
             .quota("large", "memory", "32Gi")
             .quota_in(1, "gpus", "nvidia.com/gpu", "4", None, None))
-        .wl(wl("ns", "w", "q").req("cpu", "1").req("memory", "2Gi").req("nvidia.com/gpu", "1"))
+        .wl(wl("ns", "w", "q")
+            .req("cpu", "1")
+            .req("memory", "2Gi")
+            .req("nvidia.com/gpu", "1"))
         .run();
-    assert_eq!(out.admitted_flavor("w", "cpu").as_deref(), Some("large"), "memory did not fit small, so cpu moves too");
+    assert_eq!(
+        out.admitted_flavor("w", "cpu").as_deref(),
+        Some("large"),
+        "memory did not fit small, so cpu moves too"
+    );
     assert_eq!(out.admitted_flavor("w", "memory").as_deref(), Some("large"));
-    assert_eq!(out.admitted_flavor("w", "nvidia.com/gpu").as_deref(), Some("gpus"));
+    assert_eq!(
+        out.admitted_flavor("w", "nvidia.com/gpu").as_deref(),
+        Some("gpus")
+    );
 }
 
 #[test]

@@ -36,33 +36,68 @@ fn queue_spec() -> impl Strategy<Value = QueueSpec> {
         0u8..8,
         proptest::option::of(0u8..6),
         proptest::option::of(0u8..8),
-        prop_oneof![Just(PreemptionPolicy::Never), Just(PreemptionPolicy::LowerPriority), Just(PreemptionPolicy::LowerOrNewerEqualPriority)],
-        prop_oneof![Just(PreemptionPolicy::Never), Just(PreemptionPolicy::LowerPriority), Just(PreemptionPolicy::Any)],
+        prop_oneof![
+            Just(PreemptionPolicy::Never),
+            Just(PreemptionPolicy::LowerPriority),
+            Just(PreemptionPolicy::LowerOrNewerEqualPriority)
+        ],
+        prop_oneof![
+            Just(PreemptionPolicy::Never),
+            Just(PreemptionPolicy::LowerPriority),
+            Just(PreemptionPolicy::Any)
+        ],
         any::<bool>(),
         any::<bool>(),
         any::<bool>(),
     )
-        .prop_map(|(nominal, borrowing, lending, within, reclaim, borrow_within, strict, second_flavor)| QueueSpec {
-            nominal,
-            borrowing,
-            lending: lending.map(|l| l.min(nominal)),
-            within,
-            reclaim,
-            borrow_within: borrow_within && reclaim != PreemptionPolicy::Never,
-            strict,
-            second_flavor,
-        })
+        .prop_map(
+            |(
+                nominal,
+                borrowing,
+                lending,
+                within,
+                reclaim,
+                borrow_within,
+                strict,
+                second_flavor,
+            )| QueueSpec {
+                nominal,
+                borrowing,
+                lending: lending.map(|l| l.min(nominal)),
+                within,
+                reclaim,
+                borrow_within: borrow_within && reclaim != PreemptionPolicy::Never,
+                strict,
+                second_flavor,
+            },
+        )
 }
 
 fn wl_spec(queues: usize) -> impl Strategy<Value = WlSpec> {
-    (0..queues, 1u8..5, prop_oneof![Just(0), Just(50), Just(100)], 0i64..1000, any::<bool>())
-        .prop_map(|(queue, cpu, priority, created, late)| WlSpec { queue, cpu, priority, created, late })
+    (
+        0..queues,
+        1u8..5,
+        prop_oneof![Just(0), Just(50), Just(100)],
+        0i64..1000,
+        any::<bool>(),
+    )
+        .prop_map(|(queue, cpu, priority, created, late)| WlSpec {
+            queue,
+            cpu,
+            priority,
+            created,
+            late,
+        })
 }
 
 fn world() -> impl Strategy<Value = (Vec<QueueSpec>, Vec<WlSpec>, bool)> {
     proptest::collection::vec(queue_spec(), 2..5).prop_flat_map(|qs| {
         let n = qs.len();
-        (Just(qs), proptest::collection::vec(wl_spec(n), 0..30), any::<bool>())
+        (
+            Just(qs),
+            proptest::collection::vec(wl_spec(n), 0..30),
+            any::<bool>(),
+        )
     })
 }
 
@@ -73,13 +108,16 @@ fn build(qs: &[QueueSpec], fair: bool) -> Scenario {
     }
     for (i, q) in qs.iter().enumerate() {
         let n = q.nominal.to_string();
-        let mut c = cq(&format!("q{i}")).cohort("c").preemption(q.within, q.reclaim).quota_limits(
-            "f1",
-            "cpu",
-            &n,
-            q.borrowing.map(|b| b.to_string()).as_deref(),
-            q.lending.map(|l| l.to_string()).as_deref(),
-        );
+        let mut c = cq(&format!("q{i}"))
+            .cohort("c")
+            .preemption(q.within, q.reclaim)
+            .quota_limits(
+                "f1",
+                "cpu",
+                &n,
+                q.borrowing.map(|b| b.to_string()).as_deref(),
+                q.lending.map(|l| l.to_string()).as_deref(),
+            );
         if q.second_flavor {
             c = c.quota("f2", "cpu", "2");
         }
@@ -95,7 +133,11 @@ fn build(qs: &[QueueSpec], fair: bool) -> Scenario {
 }
 
 fn workload(i: usize, w: &WlSpec) -> Workload {
-    let mut x = wl("ns", &format!("w{i}"), &format!("q{}", w.queue)).req("cpu", &w.cpu.to_string()).priority(w.priority).created(w.created).0;
+    let mut x = wl("ns", &format!("w{i}"), &format!("q{}", w.queue))
+        .req("cpu", &w.cpu.to_string())
+        .priority(w.priority)
+        .created(w.created)
+        .0;
     x.tiebreak = i as u64;
     x
 }
@@ -111,17 +153,32 @@ fn run_checked(engine: &mut Engine, qs: &[QueueSpec]) -> Vec<(String, String, Pr
         let violations = engine.quota_violations();
         assert!(violations.is_empty(), "quota exceeded: {violations:?}");
         for d in &outcome.decisions {
-            if let Decision::Preempting { targets, cluster_queue, .. } = &d.decision {
+            if let Decision::Preempting {
+                targets,
+                cluster_queue,
+                ..
+            } = &d.decision
+            {
                 let p = engine.workload(&d.workload).unwrap().priority;
                 let q = &qs[cluster_queue[1..].parse::<usize>().unwrap()];
                 for t in targets {
                     let same = &t.cluster_queue == cluster_queue;
                     let policy = if same { q.within } else { q.reclaim };
                     if policy == PreemptionPolicy::LowerPriority {
-                        assert!(t.priority < p, "{} (priority {}) preempted {} (priority {}) under LowerPriority", d.workload, p, t.workload, t.priority);
+                        assert!(
+                            t.priority < p,
+                            "{} (priority {}) preempted {} (priority {}) under LowerPriority",
+                            d.workload,
+                            p,
+                            t.workload,
+                            t.priority
+                        );
                     }
                     if policy == PreemptionPolicy::Never {
-                        panic!("{} preempted {} although the policy is Never", d.workload, t.workload);
+                        panic!(
+                            "{} preempted {} although the policy is Never",
+                            d.workload, t.workload
+                        );
                     }
                     preemptions.push((t.workload.clone(), d.workload.clone(), t.reason));
                 }
@@ -131,15 +188,20 @@ fn run_checked(engine: &mut Engine, qs: &[QueueSpec]) -> Vec<(String, String, Pr
             }
         }
         let violations = engine.quota_violations();
-        assert!(violations.is_empty(), "quota exceeded after releases: {violations:?}");
+        assert!(
+            violations.is_empty(),
+            "quota exceeded after releases: {violations:?}"
+        );
     }
     // A StrictFIFO head may keep failing forever; that is a fixpoint too.
     preemptions
 }
 
 fn holdings(engine: &Engine) -> Vec<(String, Option<String>)> {
-    let mut v: Vec<(String, Option<String>)> =
-        engine.workloads().map(|w| (w.key(), engine.holding_queue(&w.key()).map(str::to_string))).collect();
+    let mut v: Vec<(String, Option<String>)> = engine
+        .workloads()
+        .map(|w| (w.key(), engine.holding_queue(&w.key()).map(str::to_string)))
+        .collect();
     v.sort();
     v
 }

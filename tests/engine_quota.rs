@@ -7,7 +7,9 @@ use kubectl_kueue::scheduler::decision::PendingReason;
 
 fn fill(mut s: Scenario, queue: &str, n: usize) -> Scenario {
     for i in 0..n {
-        s = s.wl(wl("ns", &format!("{queue}-{i}"), queue).req("cpu", "1").created(i as i64));
+        s = s.wl(wl("ns", &format!("{queue}-{i}"), queue)
+            .req("cpu", "1")
+            .created(i as i64));
     }
     s
 }
@@ -16,10 +18,16 @@ fn fill(mut s: Scenario, queue: &str, n: usize) -> Scenario {
 fn a_borrowing_limit_caps_what_a_queue_takes_from_its_cohort() {
     let s = scenario()
         .flavor("default", &[])
-        .cq(cq("a").cohort("c").quota_limits("default", "cpu", "4", Some("2"), None))
+        .cq(cq("a")
+            .cohort("c")
+            .quota_limits("default", "cpu", "4", Some("2"), None))
         .cq(cq("b").cohort("c").quota("default", "cpu", "10"));
     let out = fill(s, "a", 8).run();
-    assert_eq!(out.usage("a", "default", "cpu"), 6000, "4 nominal + 2 borrowed (cpu in milli)");
+    assert_eq!(
+        out.usage("a", "default", "cpu"),
+        6000,
+        "4 nominal + 2 borrowed (cpu in milli)"
+    );
 }
 
 #[test]
@@ -27,19 +35,30 @@ fn a_lending_limit_keeps_the_rest_for_its_own_queue() {
     let s = scenario()
         .flavor("default", &[])
         .cq(cq("a").cohort("c").quota("default", "cpu", "0"))
-        .cq(cq("b").cohort("c").quota_limits("default", "cpu", "6", None, Some("2")));
+        .cq(cq("b")
+            .cohort("c")
+            .quota_limits("default", "cpu", "6", None, Some("2")));
     let out = fill(s, "a", 5).run();
-    assert_eq!(out.usage("a", "default", "cpu"), 2000, "only b's lendable 2 cpus");
+    assert_eq!(
+        out.usage("a", "default", "cpu"),
+        2000,
+        "only b's lendable 2 cpus"
+    );
     let (reason, message) = out.pending("a-2").unwrap();
     assert_eq!(reason, PendingReason::WaitingForQuota);
-    assert!(message.contains("insufficient unused quota for cpu in flavor default, 1 more needed"), "{message}");
+    assert!(
+        message.contains("insufficient unused quota for cpu in flavor default, 1 more needed"),
+        "{message}"
+    );
 }
 
 #[test]
 fn a_request_above_what_borrowing_allows_exceeds_max_quota() {
     let out = scenario()
         .flavor("default", &[])
-        .cq(cq("a").cohort("c").quota_limits("default", "cpu", "4", Some("2"), None))
+        .cq(cq("a")
+            .cohort("c")
+            .quota_limits("default", "cpu", "4", Some("2"), None))
         .cq(cq("b").cohort("c").quota("default", "cpu", "10"))
         .wl(wl("ns", "w", "a").req("cpu", "7"))
         .run();
@@ -50,10 +69,17 @@ fn a_request_above_what_borrowing_allows_exceeds_max_quota() {
 
 #[test]
 fn without_a_cohort_there_is_nothing_to_borrow() {
-    let s = scenario().flavor("default", &[]).cq(cq("a").quota("default", "cpu", "4"));
+    let s = scenario()
+        .flavor("default", &[])
+        .cq(cq("a").quota("default", "cpu", "4"));
     let out = fill(s, "a", 6).run();
     assert_eq!(out.usage("a", "default", "cpu"), 4000);
-    let view = out.engine.cluster_queues().into_iter().find(|c| c.name == "a").unwrap();
+    let view = out
+        .engine
+        .cluster_queues()
+        .into_iter()
+        .find(|c| c.name == "a")
+        .unwrap();
     assert_eq!(view.usage[0].borrowed, 0);
 }
 
@@ -65,7 +91,12 @@ fn a_cohort_with_quota_of_its_own_is_a_shared_pool() {
         .cq(cq("a").cohort("c").quota("default", "cpu", "1"));
     let out = fill(s, "a", 6).run();
     assert_eq!(out.usage("a", "default", "cpu"), 4000);
-    let view = out.engine.cluster_queues().into_iter().find(|c| c.name == "a").unwrap();
+    let view = out
+        .engine
+        .cluster_queues()
+        .into_iter()
+        .find(|c| c.name == "a")
+        .unwrap();
     assert_eq!(view.usage[0].borrowed, 3000);
 }
 

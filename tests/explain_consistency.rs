@@ -11,17 +11,33 @@ use serde_json::Value;
 const NOW: &str = "2025-07-22T09:00:00Z";
 
 fn repo(p: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(p).to_string_lossy().into_owned()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(p)
+        .to_string_lossy()
+        .into_owned()
 }
 
 fn kueue(args: &[String]) -> Value {
-    let out = Command::cargo_bin("kubectl-kueue").unwrap().args(args).output().unwrap();
-    assert!(out.status.success(), "kubectl kueue {} failed: {}", args.join(" "), String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("not JSON from {}: {e}", args.join(" ")))
+    let out = Command::cargo_bin("kubectl-kueue")
+        .unwrap()
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "kubectl kueue {} failed: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON from {}: {e}", args.join(" ")))
 }
 
 fn files(paths: &[String]) -> Vec<String> {
-    paths.iter().flat_map(|p| ["-f".to_string(), p.clone()]).collect()
+    paths
+        .iter()
+        .flat_map(|p| ["-f".to_string(), p.clone()])
+        .collect()
 }
 
 fn holds_quota(list: &Value, ns: &str, name: &str) -> bool {
@@ -29,9 +45,10 @@ fn holds_quota(list: &Value, ns: &str, name: &str) -> bool {
         i["kind"] == "Workload"
             && i["metadata"]["namespace"] == ns
             && i["metadata"]["name"] == name
-            && i["status"]["conditions"]
-                .as_array()
-                .is_some_and(|c| c.iter().any(|c| c["type"] == "QuotaReserved" && c["status"] == "True"))
+            && i["status"]["conditions"].as_array().is_some_and(|c| {
+                c.iter()
+                    .any(|c| c["type"] == "QuotaReserved" && c["status"] == "True")
+            })
     })
 }
 
@@ -40,7 +57,13 @@ fn holds_quota(list: &Value, ns: &str, name: &str) -> bool {
 fn check(inputs: Vec<String>, base: Vec<String>) -> usize {
     let dir = tempfile::tempdir().unwrap();
     let mut args = files(&inputs);
-    args.extend(["simulate".into(), "--now".into(), NOW.into(), "-o".into(), "json".into()]);
+    args.extend([
+        "simulate".into(),
+        "--now".into(),
+        NOW.into(),
+        "-o".into(),
+        "json".into(),
+    ]);
     args.rotate_left(inputs.len() * 2);
     let after = kueue(&args);
     let after_path: PathBuf = dir.path().join("after.json");
@@ -53,21 +76,59 @@ fn check(inputs: Vec<String>, base: Vec<String>) -> usize {
         .unwrap()
         .iter()
         .filter(|i| i["kind"] == "Workload")
-        .filter(|i| !holds_quota(&after, i["metadata"]["namespace"].as_str().unwrap(), i["metadata"]["name"].as_str().unwrap()))
-        .map(|i| (i["metadata"]["namespace"].as_str().unwrap().to_string(), i["metadata"]["name"].as_str().unwrap().to_string()))
+        .filter(|i| {
+            !holds_quota(
+                &after,
+                i["metadata"]["namespace"].as_str().unwrap(),
+                i["metadata"]["name"].as_str().unwrap(),
+            )
+        })
+        .map(|i| {
+            (
+                i["metadata"]["namespace"].as_str().unwrap().to_string(),
+                i["metadata"]["name"].as_str().unwrap().to_string(),
+            )
+        })
         .collect();
-    assert!(!pending.is_empty(), "the scenario must leave workloads pending");
+    assert!(
+        !pending.is_empty(),
+        "the scenario must leave workloads pending"
+    );
     for (ns, name) in pending {
-        let mut args = vec!["explain".to_string(), format!("workload/{name}"), "-n".into(), ns.clone(), "--now".into(), NOW.into(), "-o".into(), "json".into()];
+        let mut args = vec![
+            "explain".to_string(),
+            format!("workload/{name}"),
+            "-n".into(),
+            ns.clone(),
+            "--now".into(),
+            NOW.into(),
+            "-o".into(),
+            "json".into(),
+        ];
         args.extend(files(&state));
         let e = kueue(&args);
         let steps = e["nextSteps"].as_array().unwrap();
         let verified: Vec<&Value> = steps.iter().filter(|s| s["verified"] == true).collect();
-        assert!(!verified.is_empty(), "explain offers no verified step for {ns}/{name}: {e:#}");
+        assert!(
+            !verified.is_empty(),
+            "explain offers no verified step for {ns}/{name}: {e:#}"
+        );
         for step in verified {
-            let mut args = vec!["simulate".to_string(), "--now".into(), NOW.into(), "-o".into(), "json".into()];
+            let mut args = vec![
+                "simulate".to_string(),
+                "--now".into(),
+                NOW.into(),
+                "-o".into(),
+                "json".into(),
+            ];
             args.extend(files(&state));
-            args.extend(step["simulateArgs"].as_array().unwrap().iter().map(|a| a.as_str().unwrap().to_string()));
+            args.extend(
+                step["simulateArgs"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|a| a.as_str().unwrap().to_string()),
+            );
             let result = kueue(&args);
             assert!(
                 holds_quota(&result, &ns, &name),
@@ -89,9 +150,15 @@ fn seed_story_pending_experiments() {
             repo("examples/gpu-two-teams/monday"),
             repo("examples/gpu-two-teams/jobs/weekly-retrain.yaml"),
         ],
-        vec![repo("tests/fixtures/explain/base-seed.yaml"), repo("examples/gpu-two-teams/namespaces.yaml")],
+        vec![
+            repo("tests/fixtures/explain/base-seed.yaml"),
+            repo("examples/gpu-two-teams/namespaces.yaml"),
+        ],
     );
-    assert!(replayed >= 4, "two pending experiments with a quota raise and a finished workload each, got {replayed}");
+    assert!(
+        replayed >= 4,
+        "two pending experiments with a quota raise and a finished workload each, got {replayed}"
+    );
 }
 
 #[test]

@@ -479,25 +479,64 @@ async fn dry_run_says_what_would_happen_and_creates_nothing() {
     let file = seed_job_file();
     let path = file.path().to_str().unwrap();
 
-    let out = ok(cluster, &["submit", "-f", path, "-n", &ns, "--queue", "training", "--dry-run"]);
+    let out = ok(
+        cluster,
+        &[
+            "submit",
+            "-f",
+            path,
+            "-n",
+            &ns,
+            "--queue",
+            "training",
+            "--dry-run",
+        ],
+    );
     assert!(
-        out.contains(&format!("would be admitted now in ClusterQueue {cq} on flavor {flavor}")),
+        out.contains(&format!(
+            "would be admitted now in ClusterQueue {cq} on flavor {flavor}"
+        )),
         "{out}"
     );
 
     // Six GPUs can never fit a queue of four.
     let out = ok(
         cluster,
-        &["submit", "--image", "trainer:1", "--name", "too-big", "--gpus", "6", "-n", &ns, "--queue", "training", "--dry-run", "-o", "json"],
+        &[
+            "submit",
+            "--image",
+            "trainer:1",
+            "--name",
+            "too-big",
+            "--gpus",
+            "6",
+            "-n",
+            &ns,
+            "--queue",
+            "training",
+            "--dry-run",
+            "-o",
+            "json",
+        ],
     );
     let e: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(e["evaluation"]["mode"], "NoFit", "{e:#}");
     assert_eq!(e["evaluation"]["reason"], "ExceedsMaxQuota", "{e:#}");
     assert!(
-        e["evaluation"]["message"].as_str().unwrap().contains("> maximum capacity (4)"),
+        e["evaluation"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("> maximum capacity (4)"),
         "{e:#}"
     );
 
     let jobs: Api<Job> = Api::namespaced(cluster.client(), &ns);
-    assert!(jobs.list(&ListParams::default()).await.unwrap().items.is_empty(), "a dry run creates no Job");
+    assert!(
+        jobs.list(&ListParams::default())
+            .await
+            .unwrap()
+            .items
+            .is_empty(),
+        "a dry run creates no Job"
+    );
 }

@@ -12,11 +12,17 @@ use proptest::prelude::*;
 const NOW: i64 = 1_753_174_800_000;
 
 fn repo(p: &str) -> String {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(p).to_string_lossy().into_owned()
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(p)
+        .to_string_lossy()
+        .into_owned()
 }
 
 fn opts() -> ConvertOptions {
-    ConvertOptions { now: NOW, strict_namespace_selector: false }
+    ConvertOptions {
+        now: NOW,
+        strict_namespace_selector: false,
+    }
 }
 
 fn inventory_of(texts: &[(&str, String)]) -> Inventory {
@@ -36,13 +42,21 @@ fn ends(list: &serde_json::Value) -> Vec<(String, bool, String, String)> {
         .iter()
         .filter(|i| i["kind"] == "Workload")
         .map(|i| {
-            let conds = i["status"]["conditions"].as_array().cloned().unwrap_or_default();
+            let conds = i["status"]["conditions"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
             let qr = conds.iter().find(|c| c["type"] == "QuotaReserved");
             (
-                format!("{}/{}", i["metadata"]["namespace"].as_str().unwrap(), i["metadata"]["name"].as_str().unwrap()),
+                format!(
+                    "{}/{}",
+                    i["metadata"]["namespace"].as_str().unwrap(),
+                    i["metadata"]["name"].as_str().unwrap()
+                ),
                 qr.is_some_and(|c| c["status"] == "True"),
                 i["status"]["admission"].to_string(),
-                qr.map(|c| c["reason"].as_str().unwrap_or("").to_string()).unwrap_or_default(),
+                qr.map(|c| c["reason"].as_str().unwrap_or("").to_string())
+                    .unwrap_or_default(),
             )
         })
         .collect();
@@ -58,9 +72,22 @@ fn assert_fixpoint(inputs: Inventory, others: Vec<(&str, String)>) {
     let mut texts = others;
     texts.push(("first-output.json", serde_json::to_string(&out).unwrap()));
     let second = Simulation::run(inventory_of(&texts), &[], &opts()).expect("simulates the output");
-    let changes: Vec<_> = second.report.decisions.iter().filter(|(_, d)| !matches!(d.decision, Decision::Pending { .. })).map(|(_, d)| d).collect();
-    assert!(changes.is_empty(), "simulating the output again changed: {changes:#?}");
-    assert_eq!(ends(&second.output()), ends(&out), "every workload ends where it was");
+    let changes: Vec<_> = second
+        .report
+        .decisions
+        .iter()
+        .filter(|(_, d)| !matches!(d.decision, Decision::Pending { .. }))
+        .map(|(_, d)| d)
+        .collect();
+    assert!(
+        changes.is_empty(),
+        "simulating the output again changed: {changes:#?}"
+    );
+    assert_eq!(
+        ends(&second.output()),
+        ends(&out),
+        "every workload ends where it was"
+    );
 }
 
 fn read(p: &str) -> String {
@@ -77,7 +104,16 @@ fn the_seed_story_is_a_fixpoint_once_simulated() {
     .unwrap();
     assert_fixpoint(
         inputs,
-        vec![("base-seed.yaml", read("tests/fixtures/explain/base-seed.yaml")), ("namespaces.yaml", read("examples/gpu-two-teams/namespaces.yaml"))],
+        vec![
+            (
+                "base-seed.yaml",
+                read("tests/fixtures/explain/base-seed.yaml"),
+            ),
+            (
+                "namespaces.yaml",
+                read("examples/gpu-two-teams/namespaces.yaml"),
+            ),
+        ],
     );
 }
 
@@ -89,15 +125,36 @@ fn the_mixed_scenario_is_a_fixpoint_once_simulated() {
         repo("tests/fixtures/explain/mixed-jobs.yaml"),
     ])
     .unwrap();
-    assert_fixpoint(inputs, vec![("flavors.yaml", read("tests/fixtures/explain/mixed-flavors.yaml"))]);
+    assert_fixpoint(
+        inputs,
+        vec![(
+            "flavors.yaml",
+            read("tests/fixtures/explain/mixed-flavors.yaml"),
+        )],
+    );
 }
 
 /// A random cluster as YAML: flavors (one tainted), a cohort of queues with quotas in mixed
 /// units, limits and policies, optionally fair sharing and HoldAndDrain, and workloads with
 /// one or two podSets.
 fn world() -> impl Strategy<Value = (String, String)> {
-    let queue = (0u32..6, 0u32..4, proptest::option::of(0u32..4), any::<bool>(), 0usize..3, any::<bool>(), 0usize..8);
-    let workload = (0usize..4, 1u32..3, 0u32..3, prop_oneof![Just(0), Just(50), Just(100)], any::<bool>(), 1i32..3);
+    let queue = (
+        0u32..6,
+        0u32..4,
+        proptest::option::of(0u32..4),
+        any::<bool>(),
+        0usize..3,
+        any::<bool>(),
+        0usize..8,
+    );
+    let workload = (
+        0usize..4,
+        1u32..3,
+        0u32..3,
+        prop_oneof![Just(0), Just(50), Just(100)],
+        any::<bool>(),
+        1i32..3,
+    );
     (proptest::collection::vec(queue, 2..4), proptest::collection::vec(workload, 0..16), any::<bool>()).prop_map(|(queues, wls, fair)| {
         let mut base = String::from(
             "apiVersion: kueue.x-k8s.io/v1beta1\nkind: ResourceFlavor\nmetadata: {name: small}\n---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: ResourceFlavor\nmetadata: {name: big}\nspec: {nodeLabels: {size: big}}\n",

@@ -24,7 +24,8 @@ pub fn distinct(cohorts: usize, per_cohort: usize, per_cq: usize) -> ClusterStat
 
 fn scenario(cohorts: usize, per_cohort: usize, per_cq: usize, distinct: bool) -> ClusterState {
     let mut s = ClusterState::default();
-    s.flavors.insert("default".into(), ResourceFlavor::default());
+    s.flavors
+        .insert("default".into(), ResourceFlavor::default());
     let mut order = 0u64;
     for c in 0..cohorts {
         for q in 0..per_cohort {
@@ -37,7 +38,12 @@ fn scenario(cohorts: usize, per_cohort: usize, per_cq: usize, distinct: bool) ->
                         covered_resources: vec!["cpu".into()],
                         flavors: vec![FlavorQuotas {
                             name: "default".into(),
-                            resources: vec![ResourceQuota { name: "cpu".into(), nominal: 20_000, borrowing_limit: Some(100_000), lending_limit: None }],
+                            resources: vec![ResourceQuota {
+                                name: "cpu".into(),
+                                nominal: 20_000,
+                                borrowing_limit: Some(100_000),
+                                lending_limit: None,
+                            }],
                         }],
                     }],
                     preemption: Preemption {
@@ -48,7 +54,13 @@ fn scenario(cohorts: usize, per_cohort: usize, per_cq: usize, distinct: bool) ->
                     ..Default::default()
                 },
             );
-            s.local_queues.insert(("ns".into(), name.clone()), LocalQueue { cluster_queue: name.clone(), ..Default::default() });
+            s.local_queues.insert(
+                ("ns".into(), name.clone()),
+                LocalQueue {
+                    cluster_queue: name.clone(),
+                    ..Default::default()
+                },
+            );
             let small = per_cq * 7 / 10;
             let medium = per_cq * 2 / 10;
             let large = per_cq - small - medium;
@@ -68,7 +80,12 @@ fn scenario(cohorts: usize, per_cohort: usize, per_cq: usize, distinct: bool) ->
                     queue_time: NOW - 1_000_000 + (order as i64) * 10,
                     tiebreak: order,
                     active: true,
-                    pod_sets: vec![PodSet { name: "main".into(), count: 1, per_pod: BTreeMap::from([("cpu".into(), cpu)]), ..Default::default() }],
+                    pod_sets: vec![PodSet {
+                        name: "main".into(),
+                        count: 1,
+                        per_pod: BTreeMap::from([("cpu".into(), cpu)]),
+                        ..Default::default()
+                    }],
                     ..Default::default()
                 });
             }
@@ -80,7 +97,9 @@ fn scenario(cohorts: usize, per_cohort: usize, per_cq: usize, distinct: bool) ->
 /// The same scenario as YAML manifests (one file of queues, one of workloads).
 pub fn baseline_yaml(cohorts: usize, per_cohort: usize, per_cq: usize) -> (String, String) {
     let state = baseline(cohorts, per_cohort, per_cq);
-    let mut queues = String::from("apiVersion: kueue.x-k8s.io/v1beta1\nkind: ResourceFlavor\nmetadata:\n  name: default\n");
+    let mut queues = String::from(
+        "apiVersion: kueue.x-k8s.io/v1beta1\nkind: ResourceFlavor\nmetadata:\n  name: default\n",
+    );
     for (name, cq) in &state.cluster_queues {
         queues.push_str(&format!(
             "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata:\n  name: {name}\nspec:\n  cohort: {}\n  namespaceSelector: {{}}\n  preemption:\n    reclaimWithinCohort: Any\n    withinClusterQueue: LowerPriority\n  resourceGroups:\n  - coveredResources: [cpu]\n    flavors:\n    - name: default\n      resources:\n      - name: cpu\n        nominalQuota: 20\n        borrowingLimit: 100\n---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: LocalQueue\nmetadata:\n  name: {name}\n  namespace: ns\nspec:\n  clusterQueue: {name}\n",

@@ -40,24 +40,44 @@ pub struct ExplainArgs {
 pub fn run(global: &GlobalArgs, args: ExplainArgs) -> anyhow::Result<u8> {
     let now = super::simulate::parse_now(&args.now)?;
     let (inventory, namespace) = if args.files.is_empty() {
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
         rt.block_on(async {
             let conn = crate::kube::connect(global).await?;
             let inv = crate::kube::read_inventory(&conn.client).await?;
             anyhow::Ok((inv, conn.namespace))
         })?
     } else {
-        (crate::manifests::load(&args.files)?, global.namespace.clone().unwrap_or_else(|| "default".to_string()))
+        (
+            crate::manifests::load(&args.files)?,
+            global
+                .namespace
+                .clone()
+                .unwrap_or_else(|| "default".to_string()),
+        )
     };
-    let opts = ConvertOptions { now, strict_namespace_selector: args.strict_namespace_selector };
+    let opts = ConvertOptions {
+        now,
+        strict_namespace_selector: args.strict_namespace_selector,
+    };
     let explanation = crate::explain::explain(&inventory, &namespace, &args.target, &opts)?;
     match args.output {
         OutputFormat::Json | OutputFormat::Yaml => {
             let value = serde_json::to_value(&explanation)?;
-            print!("{}", crate::output::serialize(&value, args.output == OutputFormat::Yaml)?);
+            print!(
+                "{}",
+                crate::output::serialize(&value, args.output == OutputFormat::Yaml)?
+            );
         }
-        OutputFormat::Name => println!("workload.kueue.x-k8s.io/{}", explanation.workload.rsplit('/').next().unwrap_or("")),
-        _ => print!("{}", crate::output::explain::render(&explanation, crate::output::use_color(global.color))),
+        OutputFormat::Name => println!(
+            "workload.kueue.x-k8s.io/{}",
+            explanation.workload.rsplit('/').next().unwrap_or("")
+        ),
+        _ => print!(
+            "{}",
+            crate::output::explain::render(&explanation, crate::output::use_color(global.color))
+        ),
     }
     Ok(0)
 }

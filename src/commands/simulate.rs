@@ -12,11 +12,26 @@ use crate::simulate::{Edit, Simulation};
 /// The seed's two-team GPU cluster on Tuesday: team A's eight experiments run on all eight
 /// GPUs (four borrowed), and team B's weekly retraining job arrives.
 pub const EMBEDDED_SCENARIO: &[(&str, &str)] = &[
-    ("examples/gpu-two-teams/namespaces.yaml", include_str!("../../examples/gpu-two-teams/namespaces.yaml")),
-    ("examples/gpu-two-teams/priorities.yaml", include_str!("../../examples/gpu-two-teams/priorities.yaml")),
-    ("examples/gpu-two-teams/setup.yaml", include_str!("../../examples/gpu-two-teams/setup.yaml")),
-    ("examples/gpu-two-teams/monday/running.yaml", include_str!("../../examples/gpu-two-teams/monday/running.yaml")),
-    ("examples/gpu-two-teams/jobs/weekly-retrain.yaml", include_str!("../../examples/gpu-two-teams/jobs/weekly-retrain.yaml")),
+    (
+        "examples/gpu-two-teams/namespaces.yaml",
+        include_str!("../../examples/gpu-two-teams/namespaces.yaml"),
+    ),
+    (
+        "examples/gpu-two-teams/priorities.yaml",
+        include_str!("../../examples/gpu-two-teams/priorities.yaml"),
+    ),
+    (
+        "examples/gpu-two-teams/setup.yaml",
+        include_str!("../../examples/gpu-two-teams/setup.yaml"),
+    ),
+    (
+        "examples/gpu-two-teams/monday/running.yaml",
+        include_str!("../../examples/gpu-two-teams/monday/running.yaml"),
+    ),
+    (
+        "examples/gpu-two-teams/jobs/weekly-retrain.yaml",
+        include_str!("../../examples/gpu-two-teams/jobs/weekly-retrain.yaml"),
+    ),
 ];
 
 #[derive(Debug, Args)]
@@ -83,8 +98,9 @@ pub struct SimulateArgs {
 pub fn parse_now(now: &Option<String>) -> anyhow::Result<i64> {
     match now {
         Some(s) => {
-            let t: k8s_openapi::jiff::Timestamp =
-                s.parse().with_context(|| format!("--now {s:?} is not an RFC 3339 time such as 2025-07-22T09:00:00Z"))?;
+            let t: k8s_openapi::jiff::Timestamp = s.parse().with_context(|| {
+                format!("--now {s:?} is not an RFC 3339 time such as 2025-07-22T09:00:00Z")
+            })?;
             Ok(t.as_millisecond())
         }
         None => Ok(k8s_openapi::jiff::Timestamp::now().as_millisecond()),
@@ -101,9 +117,14 @@ fn embedded_documents() -> anyhow::Result<Vec<Document>> {
 }
 
 /// The input picture: files, the live cluster, or the embedded scenario.
-fn read_input(global: &GlobalArgs, args: &SimulateArgs) -> anyhow::Result<crate::manifests::Inventory> {
+fn read_input(
+    global: &GlobalArgs,
+    args: &SimulateArgs,
+) -> anyhow::Result<crate::manifests::Inventory> {
     if args.live {
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
         return rt.block_on(async {
             let conn = crate::kube::connect(global).await?;
             crate::kube::read_inventory(&conn.client).await
@@ -111,7 +132,9 @@ fn read_input(global: &GlobalArgs, args: &SimulateArgs) -> anyhow::Result<crate:
     }
     let docs = if args.files.is_empty() {
         if args.output == OutputFormat::Table || args.output == OutputFormat::Wide {
-            eprintln!("No -f given: simulating the embedded seed scenario (examples/gpu-two-teams: team A's 8 experiments run, team B's weekly retraining arrives).");
+            eprintln!(
+                "No -f given: simulating the embedded seed scenario (examples/gpu-two-teams: team A's 8 experiments run, team B's weekly retraining arrives)."
+            );
         }
         embedded_documents()?
     } else {
@@ -121,7 +144,11 @@ fn read_input(global: &GlobalArgs, args: &SimulateArgs) -> anyhow::Result<crate:
 }
 
 pub fn run(global: &GlobalArgs, args: SimulateArgs) -> anyhow::Result<u8> {
-    let edits: Vec<Edit> = args.set.iter().map(|s| Edit::parse(s)).collect::<Result<_, _>>()?;
+    let edits: Vec<Edit> = args
+        .set
+        .iter()
+        .map(|s| Edit::parse(s))
+        .collect::<Result<_, _>>()?;
     let inventory = read_input(global, &args)?;
     for w in &inventory.warnings {
         crate::output::warn(w);
@@ -138,39 +165,76 @@ pub fn run(global: &GlobalArgs, args: SimulateArgs) -> anyhow::Result<u8> {
         }
         let added = crate::manifests::Inventory::from_documents(docs)?;
         if added.workloads.is_empty() && added.jobs.is_empty() {
-            anyhow::bail!("--add {}: no Workload, and no Job with the label kueue.x-k8s.io/queue-name, to add", args.add.join(", "));
+            anyhow::bail!(
+                "--add {}: no Workload, and no Job with the label kueue.x-k8s.io/queue-name, to add",
+                args.add.join(", ")
+            );
         }
         changed.workloads.extend(added.workloads);
         changed.jobs.extend(added.jobs);
     }
     crate::simulate::remove(&mut changed, &args.remove)?;
-    let opts = ConvertOptions { now: parse_now(&args.now)?, strict_namespace_selector: args.strict_namespace_selector };
+    let opts = ConvertOptions {
+        now: parse_now(&args.now)?,
+        strict_namespace_selector: args.strict_namespace_selector,
+    };
     let what_if = !edits.is_empty() || !args.add.is_empty() || !args.remove.is_empty();
-    let baseline = if what_if { Some(Simulation::run(inventory, &[], &opts)?) } else { None };
+    let baseline = if what_if {
+        Some(Simulation::run(inventory, &[], &opts)?)
+    } else {
+        None
+    };
     let sim = Simulation::run(changed, &edits, &opts)?;
-    for w in sim.converted.warnings.iter().filter(|w| !sim.inventory.warnings.contains(w)) {
+    for w in sim
+        .converted
+        .warnings
+        .iter()
+        .filter(|w| !sim.inventory.warnings.contains(w))
+    {
         crate::output::warn(w);
     }
     for r in &sim.converted.rejected_jobs {
-        crate::output::warn(&format!("Job {} ({}) gets no Workload: {}: {}", r.job, r.origin, r.reason, r.message));
+        crate::output::warn(&format!(
+            "Job {} ({}) gets no Workload: {}: {}",
+            r.job, r.origin, r.reason, r.message
+        ));
     }
     let color = crate::output::use_color(global.color);
     match args.output {
         OutputFormat::Json | OutputFormat::Yaml => {
-            print!("{}", crate::output::serialize(&sim.output(), args.output == OutputFormat::Yaml)?);
+            print!(
+                "{}",
+                crate::output::serialize(&sim.output(), args.output == OutputFormat::Yaml)?
+            );
         }
         OutputFormat::Name => {
             for item in sim.output()["items"].as_array().into_iter().flatten() {
                 let kind = item["kind"].as_str().unwrap_or("").to_lowercase();
-                println!("{kind}.kueue.x-k8s.io/{}", item["metadata"]["name"].as_str().unwrap_or(""));
+                println!(
+                    "{kind}.kueue.x-k8s.io/{}",
+                    item["metadata"]["name"].as_str().unwrap_or("")
+                );
             }
         }
         OutputFormat::Table | OutputFormat::Wide => {
             let wide = args.output == OutputFormat::Wide;
-            let mut changes: Vec<String> = edits.iter().map(|e| format!("--set {}", e.expression)).collect();
+            let mut changes: Vec<String> = edits
+                .iter()
+                .map(|e| format!("--set {}", e.expression))
+                .collect();
             changes.extend(args.add.iter().map(|a| format!("--add {a}")));
             changes.extend(args.remove.iter().map(|r| format!("--remove {r}")));
-            print!("{}", crate::output::simulate::render(&sim, baseline.as_ref(), &changes, wide, args.no_headers, color));
+            print!(
+                "{}",
+                crate::output::simulate::render(
+                    &sim,
+                    baseline.as_ref(),
+                    &changes,
+                    wide,
+                    args.no_headers,
+                    color
+                )
+            );
         }
     }
     if !sim.report.oscillating.is_empty() {
@@ -181,7 +245,10 @@ pub fn run(global: &GlobalArgs, args: SimulateArgs) -> anyhow::Result<u8> {
         return Ok(3);
     }
     if !sim.report.converged {
-        crate::output::warn(&format!("stopped after {} cycles without reaching a fixpoint", sim.report.cycles));
+        crate::output::warn(&format!(
+            "stopped after {} cycles without reaching a fixpoint",
+            sim.report.cycles
+        ));
         return Ok(3);
     }
     Ok(0)

@@ -334,24 +334,46 @@ pub fn run(global: &GlobalArgs, args: SubmitArgs) -> anyhow::Result<u8> {
 async fn dry_run(global: &GlobalArgs, args: &SubmitArgs, jobs: Vec<Job>) -> anyhow::Result<u8> {
     let conn = common::connect(global).await?;
     let inventory = crate::kube::read_inventory(&conn.client).await?;
-    let opts = crate::manifests::ConvertOptions { now: common::now_millis(), strict_namespace_selector: false };
+    let opts = crate::manifests::ConvertOptions {
+        now: common::now_millis(),
+        strict_namespace_selector: false,
+    };
     let mut results = Vec::new();
     for (i, mut job) in jobs.into_iter().enumerate() {
-        let ns = job.metadata.namespace.clone().or_else(|| global.namespace.clone()).unwrap_or_else(|| conn.namespace.clone());
+        let ns = job
+            .metadata
+            .namespace
+            .clone()
+            .or_else(|| global.namespace.clone())
+            .unwrap_or_else(|| conn.namespace.clone());
         job.metadata.namespace = Some(ns);
         let mut value = serde_json::to_value(&job)?;
         value["apiVersion"] = "batch/v1".into();
         value["kind"] = "Job".into();
         let doc = crate::manifests::documents::Document {
-            origin: crate::manifests::Origin { file: "--dry-run".into(), document: i + 1, order: usize::MAX - 1 },
+            origin: crate::manifests::Origin {
+                file: "--dry-run".into(),
+                document: i + 1,
+                order: usize::MAX - 1,
+            },
             value,
         };
         results.push(crate::explain::dry_run(&inventory, doc, &opts)?);
     }
     match args.print.output {
         crate::cli::OutputFormat::Json | crate::cli::OutputFormat::Yaml => {
-            let value = if results.len() == 1 { serde_json::to_value(&results[0])? } else { serde_json::to_value(&results)? };
-            print!("{}", crate::output::serialize(&value, args.print.output == crate::cli::OutputFormat::Yaml)?);
+            let value = if results.len() == 1 {
+                serde_json::to_value(&results[0])?
+            } else {
+                serde_json::to_value(&results)?
+            };
+            print!(
+                "{}",
+                crate::output::serialize(
+                    &value,
+                    args.print.output == crate::cli::OutputFormat::Yaml
+                )?
+            );
         }
         _ => {
             let color = crate::output::use_color(global.color);
@@ -371,21 +393,41 @@ fn dry_run_verdict(e: &crate::explain::Explanation) -> String {
         .evaluation
         .pod_sets
         .iter()
-        .flat_map(|p| p.flavors.iter().filter(|f| f.chosen).map(|f| f.flavor.clone()))
+        .flat_map(|p| {
+            p.flavors
+                .iter()
+                .filter(|f| f.chosen)
+                .map(|f| f.flavor.clone())
+        })
         .collect();
-    let on = if flavors.is_empty() { String::new() } else { format!(" on flavor {}", flavors.join(", ")) };
+    let on = if flavors.is_empty() {
+        String::new()
+    } else {
+        format!(" on flavor {}", flavors.join(", "))
+    };
     let ahead = e.queue.as_ref().map_or(0, |q| q.ahead.len());
     match e.evaluation.mode.as_str() {
-        "Fit" if ahead == 0 => format!("Dry run: {what} would be admitted now in ClusterQueue {}{on}.", e.cluster_queue.as_deref().unwrap_or("?")),
-        "Fit" => format!("Dry run: {what} fits{on} now, but {ahead} workload(s) are ahead of it in the queue."),
+        "Fit" if ahead == 0 => format!(
+            "Dry run: {what} would be admitted now in ClusterQueue {}{on}.",
+            e.cluster_queue.as_deref().unwrap_or("?")
+        ),
+        "Fit" => format!(
+            "Dry run: {what} fits{on} now, but {ahead} workload(s) are ahead of it in the queue."
+        ),
         "Preempt" if e.preemption.as_ref().is_some_and(|p| p.possible) => {
             let n = e.preemption.as_ref().map_or(0, |p| p.would_preempt.len());
-            format!("Dry run: {what} would preempt {n} workload(s){on} and be admitted once they have stopped.")
+            format!(
+                "Dry run: {what} would preempt {n} workload(s){on} and be admitted once they have stopped."
+            )
         }
         _ => format!(
             "Dry run: {what} would wait ({}): {}",
             e.evaluation.reason.as_deref().unwrap_or("pending"),
-            if e.problems.is_empty() { e.evaluation.message.clone() } else { e.problems.join("; ") }
+            if e.problems.is_empty() {
+                e.evaluation.message.clone()
+            } else {
+                e.problems.join("; ")
+            }
         ),
     }
 }

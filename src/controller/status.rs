@@ -4,7 +4,6 @@
 //! `simulate`, so offline and live write the same shapes. ClusterQueue and LocalQueue status
 //! come from `simulate::result` unchanged.
 
-
 use crate::api::workload_status::condition;
 use crate::api::{self, Workload, WorkloadSchedulingStatsEviction, WorkloadStatus};
 use crate::manifests::convert::millis;
@@ -15,7 +14,6 @@ pub use crate::simulate::result::{MAX_CONDITION_MESSAGE, quantity, reset_active,
 fn msg(m: &str) -> String {
     crate::kube::apply::truncate_message(m, MAX_CONDITION_MESSAGE)
 }
-
 
 /// The engine's admission in `status.admission` form.
 pub fn admission_to_api(adm: &model::Admission) -> api::Admission {
@@ -314,7 +312,10 @@ mod tests {
         }
     }
 
-    fn cond<'a>(st: &'a WorkloadStatus, t: &str) -> &'a k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition {
+    fn cond<'a>(
+        st: &'a WorkloadStatus,
+        t: &str,
+    ) -> &'a k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition {
         st.condition(t)
             .unwrap_or_else(|| panic!("no {t} condition"))
     }

@@ -12,10 +12,12 @@ pub mod suggest;
 use serde::Serialize;
 
 use crate::manifests::{ConvertOptions, Inventory, convert};
-use crate::scheduler::decision::{Assignment, FitMode, FlavorOutcome, PendingDetail, PreemptionGate};
+use crate::scheduler::Engine;
+use crate::scheduler::decision::{
+    Assignment, FitMode, FlavorOutcome, PendingDetail, PreemptionGate,
+};
 use crate::scheduler::quantity::format_amount;
 use crate::scheduler::whatif::Evaluation;
-use crate::scheduler::Engine;
 use crate::simulate::materialize_jobs;
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -199,51 +201,103 @@ impl std::error::Error for ExplainError {}
 
 /// What to explain: `job/NAME`, `workload/NAME` or `NAME` (a Workload, else a Job), in
 /// `namespace`.
-pub fn resolve(inv: &Inventory, namespace: &str, target: &str) -> Result<(String, Option<String>), ExplainError> {
+pub fn resolve(
+    inv: &Inventory,
+    namespace: &str,
+    target: &str,
+) -> Result<(String, Option<String>), ExplainError> {
     let (kind, name) = match target.split_once('/') {
         Some((k, n)) => (Some(k.to_ascii_lowercase()), n),
         None => (None, target),
     };
-    let ns_of = |m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta| m.namespace.clone().unwrap_or_else(|| "default".into());
+    let ns_of = |m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta| {
+        m.namespace.clone().unwrap_or_else(|| "default".into())
+    };
     let wants_job = matches!(kind.as_deref(), Some("job" | "jobs" | "job.batch"));
-    let wants_wl = matches!(kind.as_deref(), Some("workload" | "workloads" | "wl" | "kwl"));
+    let wants_wl = matches!(
+        kind.as_deref(),
+        Some("workload" | "workloads" | "wl" | "kwl")
+    );
     if let Some(k) = &kind
-        && !wants_job && !wants_wl {
-            return Err(ExplainError::NotFound(format!("cannot explain a {k}: give a Job (job/NAME) or a Workload (workload/NAME)")));
-        }
+        && !wants_job
+        && !wants_wl
+    {
+        return Err(ExplainError::NotFound(format!(
+            "cannot explain a {k}: give a Job (job/NAME) or a Workload (workload/NAME)"
+        )));
+    }
     if !wants_job
-        && let Some(w) = inv.workloads.iter().find(|w| ns_of(&w.obj.metadata) == namespace && w.obj.metadata.name.as_deref() == Some(name)) {
-            let job = w
-                .obj
-                .metadata
-                .owner_references
-                .iter()
-                .flatten()
-                .find(|o| o.kind == "Job")
-                .map(|o| format!("{namespace}/{}", o.name));
-            return Ok((format!("{namespace}/{name}"), job));
-        }
+        && let Some(w) = inv.workloads.iter().find(|w| {
+            ns_of(&w.obj.metadata) == namespace && w.obj.metadata.name.as_deref() == Some(name)
+        })
+    {
+        let job = w
+            .obj
+            .metadata
+            .owner_references
+            .iter()
+            .flatten()
+            .find(|o| o.kind == "Job")
+            .map(|o| format!("{namespace}/{}", o.name));
+        return Ok((format!("{namespace}/{name}"), job));
+    }
     if !wants_wl
-        && let Some(j) = inv.jobs.iter().find(|j| ns_of(&j.obj.metadata) == namespace && j.obj.metadata.name.as_deref() == Some(name)) {
-            if let Some(w) = inv.workloads.iter().find(|w| crate::manifests::job::workload_belongs_to(&w.obj, &j.obj)) {
-                return Ok((format!("{namespace}/{}", w.obj.metadata.name.clone().unwrap_or_default()), Some(format!("{namespace}/{name}"))));
-            }
-            let uid = j.obj.metadata.uid.clone().unwrap_or_default();
+        && let Some(j) = inv.jobs.iter().find(|j| {
+            ns_of(&j.obj.metadata) == namespace && j.obj.metadata.name.as_deref() == Some(name)
+        })
+    {
+        if let Some(w) = inv
+            .workloads
+            .iter()
+            .find(|w| crate::manifests::job::workload_belongs_to(&w.obj, &j.obj))
+        {
             return Ok((
-                format!("{namespace}/{}", crate::manifests::job::workload_name_for_job(name, &uid)),
+                format!(
+                    "{namespace}/{}",
+                    w.obj.metadata.name.clone().unwrap_or_default()
+                ),
                 Some(format!("{namespace}/{name}")),
             ));
         }
+        let uid = j.obj.metadata.uid.clone().unwrap_or_default();
+        return Ok((
+            format!(
+                "{namespace}/{}",
+                crate::manifests::job::workload_name_for_job(name, &uid)
+            ),
+            Some(format!("{namespace}/{name}")),
+        ));
+    }
     if !wants_wl {
         // A Job that is not in the input but owns a Workload that is.
         if let Some(w) = inv.workloads.iter().find(|w| {
-            ns_of(&w.obj.metadata) == namespace && w.obj.metadata.owner_references.iter().flatten().any(|o| o.kind == "Job" && o.name == name)
+            ns_of(&w.obj.metadata) == namespace
+                && w.obj
+                    .metadata
+                    .owner_references
+                    .iter()
+                    .flatten()
+                    .any(|o| o.kind == "Job" && o.name == name)
         }) {
-            return Ok((format!("{namespace}/{}", w.obj.metadata.name.clone().unwrap_or_default()), Some(format!("{namespace}/{name}"))));
+            return Ok((
+                format!(
+                    "{namespace}/{}",
+                    w.obj.metadata.name.clone().unwrap_or_default()
+                ),
+                Some(format!("{namespace}/{name}")),
+            ));
         }
     }
-    let what = if wants_job { "Job" } else if wants_wl { "Workload" } else { "Workload or Job" };
-    Err(ExplainError::NotFound(format!("no {what} {name} in namespace {namespace}")))
+    let what = if wants_job {
+        "Job"
+    } else if wants_wl {
+        "Workload"
+    } else {
+        "Workload or Job"
+    };
+    Err(ExplainError::NotFound(format!(
+        "no {what} {name} in namespace {namespace}"
+    )))
 }
 
 fn mode_word(m: FitMode) -> &'static str {
@@ -255,12 +309,21 @@ fn mode_word(m: FitMode) -> &'static str {
 }
 
 /// Explains `target` (see [`resolve`]) in `namespace`.
-pub fn explain(inventory: &Inventory, namespace: &str, target: &str, opts: &ConvertOptions) -> Result<Explanation, ExplainError> {
+pub fn explain(
+    inventory: &Inventory,
+    namespace: &str,
+    target: &str,
+    opts: &ConvertOptions,
+) -> Result<Explanation, ExplainError> {
     let mut inv = inventory.clone();
     let (key, job) = resolve(&inv, namespace, target)?;
     materialize_jobs(&mut inv);
     let converted = convert(&inv, opts).map_err(ExplainError::Input)?;
-    if let Some(r) = converted.rejected_jobs.iter().find(|r| Some(&r.job) == job.as_ref()) {
+    if let Some(r) = converted
+        .rejected_jobs
+        .iter()
+        .find(|r| Some(&r.job) == job.as_ref())
+    {
         return Ok(not_created(&key, job, &r.reason, &r.message));
     }
     let engine = Engine::new(converted.state.clone());
@@ -268,12 +331,20 @@ pub fn explain(inventory: &Inventory, namespace: &str, target: &str, opts: &Conv
         return Err(ExplainError::NotFound(format!("no Workload {key}")));
     };
     let object = inv.workloads.iter().find(|e| {
-        format!("{}/{}", e.obj.metadata.namespace.as_deref().unwrap_or("default"), e.obj.metadata.name.as_deref().unwrap_or("")) == key
+        format!(
+            "{}/{}",
+            e.obj.metadata.namespace.as_deref().unwrap_or("default"),
+            e.obj.metadata.name.as_deref().unwrap_or("")
+        ) == key
     });
     let condition = object
         .and_then(|o| o.obj.status.as_ref())
         .and_then(|s| s.condition(crate::api::workload_status::condition::QUOTA_RESERVED))
-        .map(|c| ConditionInfo { status: c.status.clone(), reason: c.reason.clone(), message: c.message.clone() });
+        .map(|c| ConditionInfo {
+            status: c.status.clone(),
+            reason: c.reason.clone(),
+            message: c.message.clone(),
+        });
     let holding = engine.holding_queue(&key).map(str::to_string);
     let state = if w.finished {
         "Finished"
@@ -284,9 +355,16 @@ pub fn explain(inventory: &Inventory, namespace: &str, target: &str, opts: &Conv
     } else {
         "Pending"
     };
-    let ev = engine.evaluate(&key, opts.now).ok_or_else(|| ExplainError::NotFound(format!("Workload {key} has no ClusterQueue to evaluate against")))?;
+    let ev = engine.evaluate(&key, opts.now).ok_or_else(|| {
+        ExplainError::NotFound(format!(
+            "Workload {key} has no ClusterQueue to evaluate against"
+        ))
+    })?;
     let cluster_queue = holding.clone().or_else(|| ev.cluster_queue.clone());
-    let cohort = cluster_queue.as_ref().and_then(|cq| engine.cluster_queues().into_iter().find(|v| &v.name == cq)).and_then(|v| v.cohort);
+    let cohort = cluster_queue
+        .as_ref()
+        .and_then(|cq| engine.cluster_queues().into_iter().find(|v| &v.name == cq))
+        .and_then(|v| v.cohort);
     let mut problems = Vec::new();
     if let Some((_, message, detail)) = engine.blocked_reason(&key) {
         problems.push(problem_text(&message, &detail, &inv));
@@ -297,10 +375,15 @@ pub fn explain(inventory: &Inventory, namespace: &str, target: &str, opts: &Conv
             ev.cluster_queue.as_deref().unwrap_or("?")
         ));
     }
-    let queue = (state == "Pending" && problems.is_empty()).then(|| queue_info(&engine, &key, cluster_queue.as_deref())).flatten();
+    let queue = (state == "Pending" && problems.is_empty())
+        .then(|| queue_info(&engine, &key, cluster_queue.as_deref()))
+        .flatten();
     let evaluation = evaluation_info(&ev, holding.as_deref());
     let mut preemption = preemption_info(&ev);
-    if let Some(p) = preemption.as_mut().filter(|p| !p.possible && p.why_not.as_deref() == Some(NO_VICTIMS)) {
+    if let Some(p) = preemption
+        .as_mut()
+        .filter(|p| !p.possible && p.why_not.as_deref() == Some(NO_VICTIMS))
+    {
         let needed: Vec<(String, String)> = ev
             .assignment
             .iter()
@@ -312,8 +395,17 @@ pub fn explain(inventory: &Inventory, namespace: &str, target: &str, opts: &Conv
         p.details = engine.why_no_candidates(&key, &needed);
     }
     let nodes = nodes::check(&inv, &w, ev.assignment.as_ref());
-    let next_steps = if state == "Pending" { suggest::next_steps(&inv, &engine, &key, &ev, &problems, opts) } else { Vec::new() };
-    let preempted_by_it = victims_of(&inv, object.and_then(|o| o.obj.metadata.uid.as_deref()).unwrap_or(""));
+    let next_steps = if state == "Pending" {
+        suggest::next_steps(&inv, &engine, &key, &ev, &problems, opts)
+    } else {
+        Vec::new()
+    };
+    let preempted_by_it = victims_of(
+        &inv,
+        object
+            .and_then(|o| o.obj.metadata.uid.as_deref())
+            .unwrap_or(""),
+    );
     Ok(Explanation {
         workload: key,
         job,
@@ -351,10 +443,19 @@ fn victims_of(inv: &Inventory, uid: &str) -> Vec<PreemptedInfo> {
             let reason = if c.status == "True" {
                 c.reason.clone()
             } else {
-                c.message.split("due to ").nth(1).and_then(|r| r.split(';').next()).unwrap_or("").to_string()
+                c.message
+                    .split("due to ")
+                    .nth(1)
+                    .and_then(|r| r.split(';').next())
+                    .unwrap_or("")
+                    .to_string()
             };
             Some(PreemptedInfo {
-                workload: format!("{}/{}", w.obj.metadata.namespace.as_deref().unwrap_or("default"), w.obj.metadata.name.as_deref().unwrap_or("")),
+                workload: format!(
+                    "{}/{}",
+                    w.obj.metadata.namespace.as_deref().unwrap_or("default"),
+                    w.obj.metadata.name.as_deref().unwrap_or("")
+                ),
                 reason,
                 still_evicted: c.status == "True",
             })
@@ -374,9 +475,17 @@ fn not_created(key: &str, job: Option<String>, reason: &str, message: &str) -> E
         priority_class: None,
         condition: None,
         queue: None,
-        evaluation: EvaluationInfo { mode: "NoFit".into(), reason: Some(reason.into()), message: message.into(), borrowing: false, pod_sets: vec![] },
+        evaluation: EvaluationInfo {
+            mode: "NoFit".into(),
+            reason: Some(reason.into()),
+            message: message.into(),
+            borrowing: false,
+            pod_sets: vec![],
+        },
         preemption: None,
-        problems: vec![format!("{reason}: {message}: the Job gets no Workload until the WorkloadPriorityClass exists or the label is fixed")],
+        problems: vec![format!(
+            "{reason}: {message}: the Job gets no Workload until the WorkloadPriorityClass exists or the label is fixed"
+        )],
         nodes: vec![],
         next_steps: vec![],
         preempted_by_it: vec![],
@@ -389,11 +498,26 @@ fn problem_text(message: &str, detail: &PendingDetail, inv: &Inventory) -> Strin
             let existing: Vec<String> = inv
                 .local_queues
                 .iter()
-                .map(|l| format!("{}/{}", l.obj.metadata.namespace.as_deref().unwrap_or("default"), l.obj.metadata.name.as_deref().unwrap_or("")))
+                .map(|l| {
+                    format!(
+                        "{}/{}",
+                        l.obj.metadata.namespace.as_deref().unwrap_or("default"),
+                        l.obj.metadata.name.as_deref().unwrap_or("")
+                    )
+                })
                 .collect();
-            format!("{message}: no LocalQueue named {local_queue} in the workload's namespace (existing: {})", if existing.is_empty() { "none".into() } else { existing.join(", ") })
+            format!(
+                "{message}: no LocalQueue named {local_queue} in the workload's namespace (existing: {})",
+                if existing.is_empty() {
+                    "none".into()
+                } else {
+                    existing.join(", ")
+                }
+            )
         }
-        PendingDetail::ClusterQueueInactive { cluster_queue, why } => format!("{message}: {} ({cluster_queue})", why.message()),
+        PendingDetail::ClusterQueueInactive { cluster_queue, why } => {
+            format!("{message}: {} ({cluster_queue})", why.message())
+        }
         _ => message.to_string(),
     }
 }
@@ -403,7 +527,11 @@ fn queue_info(engine: &Engine, key: &str, cq: Option<&str>) -> Option<QueueInfo>
     let view = engine.cluster_queues().into_iter().find(|v| v.name == cq)?;
     let pos = view.queue.iter().position(|k| k == key)?;
     let me = engine.workload(key)?;
-    let same_lq = |k: &String| engine.workload(k).is_some_and(|w| w.namespace == me.namespace && w.queue_name == me.queue_name);
+    let same_lq = |k: &String| {
+        engine
+            .workload(k)
+            .is_some_and(|w| w.namespace == me.namespace && w.queue_name == me.queue_name)
+    };
     let position_in_local_queue = view.queue[..pos].iter().filter(|k| same_lq(k)).count();
     let ahead = view.queue[..pos]
         .iter()
@@ -412,22 +540,55 @@ fn queue_info(engine: &Engine, key: &str, cq: Option<&str>) -> Option<QueueInfo>
             let mut requests = std::collections::BTreeMap::new();
             for ps in &w.pod_sets {
                 for (r, v) in &ps.per_pod {
-                    *requests.entry(r.clone()).or_insert(0i64) += v.saturating_mul(i64::from(ps.count));
+                    *requests.entry(r.clone()).or_insert(0i64) +=
+                        v.saturating_mul(i64::from(ps.count));
                 }
             }
-            Some(AheadInfo { workload: k.clone(), priority: w.priority, requests: requests.into_iter().map(|(r, v)| (r.clone(), format_amount(&r, v))).collect() })
+            Some(AheadInfo {
+                workload: k.clone(),
+                priority: w.priority,
+                requests: requests
+                    .into_iter()
+                    .map(|(r, v)| (r.clone(), format_amount(&r, v)))
+                    .collect(),
+            })
         })
         .collect();
-    let blocked_by_strict_fifo_head = (engine.strict_fifo(cq) && pos > 0).then(|| view.queue[0].clone());
-    Some(QueueInfo { position_in_cluster_queue: pos, position_in_local_queue, ahead, blocked_by_strict_fifo_head })
+    let blocked_by_strict_fifo_head =
+        (engine.strict_fifo(cq) && pos > 0).then(|| view.queue[0].clone());
+    Some(QueueInfo {
+        position_in_cluster_queue: pos,
+        position_in_local_queue,
+        ahead,
+        blocked_by_strict_fifo_head,
+    })
 }
 
 fn outcome_words(o: &FlavorOutcome) -> (String, Option<String>) {
     match o {
-        FlavorOutcome::NotFound => ("not found".into(), Some("the ResourceFlavor does not exist".into())),
-        FlavorOutcome::UntoleratedTaint(t) => ("untolerated taint".into(), Some(format!("the pods do not tolerate the flavor's taint {}={}:{}", t.key, t.value, t.effect.as_str()))),
-        FlavorOutcome::AffinityMismatch => ("node labels do not match".into(), Some("the pods' nodeSelector or required node affinity excludes the flavor's nodeLabels".into())),
-        FlavorOutcome::Quota { mode, borrow_level, .. } => {
+        FlavorOutcome::NotFound => (
+            "not found".into(),
+            Some("the ResourceFlavor does not exist".into()),
+        ),
+        FlavorOutcome::UntoleratedTaint(t) => (
+            "untolerated taint".into(),
+            Some(format!(
+                "the pods do not tolerate the flavor's taint {}={}:{}",
+                t.key,
+                t.value,
+                t.effect.as_str()
+            )),
+        ),
+        FlavorOutcome::AffinityMismatch => (
+            "node labels do not match".into(),
+            Some(
+                "the pods' nodeSelector or required node affinity excludes the flavor's nodeLabels"
+                    .into(),
+            ),
+        ),
+        FlavorOutcome::Quota {
+            mode, borrow_level, ..
+        } => {
             let s = match mode {
                 FitMode::Fit if *borrow_level > 0 => "fits by borrowing",
                 FitMode::Fit => "fits",
@@ -444,10 +605,18 @@ const NO_VICTIMS: &str = "no workload may be preempted for it";
 
 fn gate_words(g: PreemptionGate) -> &'static str {
     match g {
-        PreemptionGate::WithinNominal => "considered, since the request is within the ClusterQueue's nominal quota",
-        PreemptionGate::HierarchicalReclaim => "considered, since the request fits in a cohort subtree below the root",
-        PreemptionGate::WhileBorrowing => "considered while borrowing (borrowWithinCohort or fair sharing)",
-        PreemptionGate::NotAllowed => "not considered: the request needs borrowing and borrowWithinCohort is not set, so it waits for quota",
+        PreemptionGate::WithinNominal => {
+            "considered, since the request is within the ClusterQueue's nominal quota"
+        }
+        PreemptionGate::HierarchicalReclaim => {
+            "considered, since the request fits in a cohort subtree below the root"
+        }
+        PreemptionGate::WhileBorrowing => {
+            "considered while borrowing (borrowWithinCohort or fair sharing)"
+        }
+        PreemptionGate::NotAllowed => {
+            "not considered: the request needs borrowing and borrowWithinCohort is not set, so it waits for quota"
+        }
     }
 }
 
@@ -477,24 +646,43 @@ fn evaluation_info(ev: &Evaluation, holding: Option<&str>) -> EvaluationInfo {
                                     lending_limit: c.lending_limit.map(|v| format_amount(r, v)),
                                     in_use: format_amount(r, c.cq_usage),
                                     unused_nominal: format_amount(r, unused.min(c.available)),
-                                    borrowable_from_cohort: format_amount(r, (c.available - unused).max(0)),
+                                    borrowable_from_cohort: format_amount(
+                                        r,
+                                        (c.available - unused).max(0),
+                                    ),
                                     available: format_amount(r, c.available),
                                     maximum: format_amount(r, c.potential_available),
                                     short_by: format_amount(r, c.short_by()),
-                                    preemption: c.preemption_gate.map(|g| gate_words(g).to_string()),
+                                    preemption: c
+                                        .preemption_gate
+                                        .map(|g| gate_words(g).to_string()),
                                 }
                             })
                             .collect(),
                         _ => Vec::new(),
                     };
-                    FlavorInfo { flavor: at.flavor.clone(), outcome, chosen: chosen.contains(&at.flavor.as_str()), detail, resources }
+                    FlavorInfo {
+                        flavor: at.flavor.clone(),
+                        outcome,
+                        chosen: chosen.contains(&at.flavor.as_str()),
+                        detail,
+                        resources,
+                    }
                 })
                 .collect();
-            PodSetInfo { name: ps.name.clone(), count: ps.count, flavors, uncovered_resources: ps.uncovered.clone() }
+            PodSetInfo {
+                name: ps.name.clone(),
+                count: ps.count,
+                flavors,
+                uncovered_resources: ps.uncovered.clone(),
+            }
         })
         .collect();
     let message = if holding.is_some() && ev.mode == FitMode::Fit {
-        format!("Quota reserved in ClusterQueue {}", holding.unwrap_or_default())
+        format!(
+            "Quota reserved in ClusterQueue {}",
+            holding.unwrap_or_default()
+        )
     } else {
         ev.message.clone()
     };
@@ -517,7 +705,12 @@ fn preemption_info(ev: &Evaluation) -> Option<PreemptionInfo> {
             would_preempt: ev
                 .would_preempt
                 .iter()
-                .map(|v| VictimInfo { workload: v.workload.clone(), cluster_queue: v.cluster_queue.clone(), priority: v.priority, reason: v.reason.as_str().to_string() })
+                .map(|v| VictimInfo {
+                    workload: v.workload.clone(),
+                    cluster_queue: v.cluster_queue.clone(),
+                    priority: v.priority,
+                    reason: v.reason.as_str().to_string(),
+                })
                 .collect(),
             why_not: None,
             details: vec![],
@@ -529,7 +722,12 @@ fn preemption_info(ev: &Evaluation) -> Option<PreemptionInfo> {
         .flat_map(|a| a.pod_sets.iter())
         .flat_map(|p| p.attempts.iter())
         .filter_map(|a| match &a.outcome {
-            FlavorOutcome::Quota { checks, .. } => Some(checks.iter().filter_map(|c| c.preemption_gate).collect::<Vec<_>>()),
+            FlavorOutcome::Quota { checks, .. } => Some(
+                checks
+                    .iter()
+                    .filter_map(|c| c.preemption_gate)
+                    .collect::<Vec<_>>(),
+            ),
             _ => None,
         })
         .flatten()
@@ -541,28 +739,62 @@ fn preemption_info(ev: &Evaluation) -> Option<PreemptionInfo> {
     } else {
         NO_VICTIMS.to_string()
     };
-    Some(PreemptionInfo { possible: false, would_preempt: vec![], why_not: Some(why), details: vec![] })
+    Some(PreemptionInfo {
+        possible: false,
+        would_preempt: vec![],
+        why_not: Some(why),
+        details: vec![],
+    })
 }
 
 /// `submit --dry-run`: the explanation of a Job or Workload as if it were created now, on
 /// top of the cluster picture `inventory`. The Job needs the queue label.
-pub fn dry_run(inventory: &Inventory, object: crate::manifests::documents::Document, opts: &ConvertOptions) -> Result<Explanation, ExplainError> {
+pub fn dry_run(
+    inventory: &Inventory,
+    object: crate::manifests::documents::Document,
+    opts: &ConvertOptions,
+) -> Result<Explanation, ExplainError> {
     let mut inv = inventory.clone();
     let origin = object.origin.clone();
     let added = Inventory::from_documents(vec![object]).map_err(ExplainError::Input)?;
     let (ns, target) = if let Some(j) = added.jobs.first() {
-        let ns = j.obj.metadata.namespace.clone().unwrap_or_else(|| "default".into());
-        (ns, format!("job/{}", j.obj.metadata.name.clone().unwrap_or_default()))
+        let ns = j
+            .obj
+            .metadata
+            .namespace
+            .clone()
+            .unwrap_or_else(|| "default".into());
+        (
+            ns,
+            format!("job/{}", j.obj.metadata.name.clone().unwrap_or_default()),
+        )
     } else if let Some(w) = added.workloads.first() {
-        let ns = w.obj.metadata.namespace.clone().unwrap_or_else(|| "default".into());
-        (ns, format!("workload/{}", w.obj.metadata.name.clone().unwrap_or_default()))
+        let ns = w
+            .obj
+            .metadata
+            .namespace
+            .clone()
+            .unwrap_or_else(|| "default".into());
+        (
+            ns,
+            format!(
+                "workload/{}",
+                w.obj.metadata.name.clone().unwrap_or_default()
+            ),
+        )
     } else {
         return Err(ExplainError::Input(crate::manifests::InputError::new(
             &origin,
             "expected a batch/v1 Job with the label kueue.x-k8s.io/queue-name, or a kueue.x-k8s.io/v1beta1 Workload",
         )));
     };
-    let max_order = inv.workloads.iter().map(|w| w.origin.order).chain(inv.jobs.iter().map(|j| j.origin.order)).max().unwrap_or(0);
+    let max_order = inv
+        .workloads
+        .iter()
+        .map(|w| w.origin.order)
+        .chain(inv.jobs.iter().map(|j| j.origin.order))
+        .max()
+        .unwrap_or(0);
     for mut j in added.jobs {
         j.origin.order = max_order + 1;
         inv.jobs.push(j);

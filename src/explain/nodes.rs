@@ -37,14 +37,24 @@ pub fn check(inv: &Inventory, w: &Workload, assignment: Option<&Assignment>) -> 
         }
     }
     let mut flavors: Vec<String> = Vec::new();
-    for a in assignment.iter().flat_map(|a| a.pod_sets.iter()).flat_map(|p| p.attempts.iter()) {
+    for a in assignment
+        .iter()
+        .flat_map(|a| a.pod_sets.iter())
+        .flat_map(|p| p.attempts.iter())
+    {
         if !flavors.contains(&a.flavor) {
             flavors.push(a.flavor.clone());
         }
     }
     let mut out = Vec::new();
     for f in flavors {
-        let Some(flavor) = inv.flavors.iter().find(|x| x.obj.metadata.name.as_deref() == Some(f.as_str())) else { continue };
+        let Some(flavor) = inv
+            .flavors
+            .iter()
+            .find(|x| x.obj.metadata.name.as_deref() == Some(f.as_str()))
+        else {
+            continue;
+        };
         let labels = flavor.obj.spec.node_labels.clone();
         let matching: Vec<BTreeMap<String, i64>> = inv
             .nodes
@@ -52,12 +62,20 @@ pub fn check(inv: &Inventory, w: &Workload, assignment: Option<&Assignment>) -> 
             .filter(|n| {
                 let nl = n.obj.metadata.labels.clone().unwrap_or_default();
                 labels.iter().all(|(k, v)| nl.get(k) == Some(v))
-                    && !n.obj.spec.as_ref().and_then(|s| s.unschedulable).unwrap_or(false)
+                    && !n
+                        .obj
+                        .spec
+                        .as_ref()
+                        .and_then(|s| s.unschedulable)
+                        .unwrap_or(false)
             })
             .map(|n| {
                 let status = n.obj.status.clone().unwrap_or_default();
                 let alloc = status.allocatable.or(status.capacity).unwrap_or_default();
-                alloc.iter().filter_map(|(r, q)| Some((r.clone(), parse_amount(r, &q.0).ok()?))).collect()
+                alloc
+                    .iter()
+                    .filter_map(|(r, q)| Some((r.clone(), parse_amount(r, &q.0).ok()?)))
+                    .collect()
             })
             .collect();
         let mut largest: BTreeMap<String, i64> = BTreeMap::new();
@@ -68,13 +86,23 @@ pub fn check(inv: &Inventory, w: &Workload, assignment: Option<&Assignment>) -> 
                 *e = (*e).max(v);
             }
         }
-        let one_pod_fits = matching.iter().any(|n| per_pod.iter().all(|(r, v)| *v <= n.get(r).copied().unwrap_or(0)));
+        let one_pod_fits = matching.iter().any(|n| {
+            per_pod
+                .iter()
+                .all(|(r, v)| *v <= n.get(r).copied().unwrap_or(0))
+        });
         out.push(NodeCheck {
             flavor: f,
             node_labels: labels,
             matching_nodes: matching.len(),
-            largest_allocatable: largest.iter().map(|(r, v)| (r.clone(), format_amount(r, *v))).collect(),
-            per_pod: per_pod.iter().map(|(r, v)| (r.clone(), format_amount(r, *v))).collect(),
+            largest_allocatable: largest
+                .iter()
+                .map(|(r, v)| (r.clone(), format_amount(r, *v)))
+                .collect(),
+            per_pod: per_pod
+                .iter()
+                .map(|(r, v)| (r.clone(), format_amount(r, *v)))
+                .collect(),
             one_pod_fits,
         });
     }

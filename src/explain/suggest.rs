@@ -46,14 +46,19 @@ impl Checker<'_> {
         }
         self.probes += 1;
         let mut inv = self.inv.clone();
-        let edits = sets.iter().map(|s| Edit::parse(s)).collect::<Result<Vec<_>, _>>().ok()?;
+        let edits = sets
+            .iter()
+            .map(|s| Edit::parse(s))
+            .collect::<Result<Vec<_>, _>>()
+            .ok()?;
         remove(&mut inv, removes).ok()?;
         Simulation::run(inv, &edits, self.opts).ok()
     }
 
     /// Does simulating with these changes admit the workload?
     fn admits(&mut self, sets: &[String], removes: &[String]) -> bool {
-        self.run(sets, removes).is_some_and(|sim| sim.after.holding_queue(self.key).is_some())
+        self.run(sets, removes)
+            .is_some_and(|sim| sim.after.holding_queue(self.key).is_some())
     }
 }
 
@@ -70,13 +75,30 @@ fn args(sets: &[String], removes: &[String]) -> Vec<String> {
     out
 }
 
-pub fn next_steps(inv: &Inventory, engine: &Engine, key: &str, ev: &Evaluation, problems: &[String], opts: &ConvertOptions) -> Vec<NextStep> {
-    let mut checker = Checker { inv, key, opts, probes: 0 };
+pub fn next_steps(
+    inv: &Inventory,
+    engine: &Engine,
+    key: &str,
+    ev: &Evaluation,
+    problems: &[String],
+    opts: &ConvertOptions,
+) -> Vec<NextStep> {
+    let mut checker = Checker {
+        inv,
+        key,
+        opts,
+        probes: 0,
+    };
     let mut steps = Vec::new();
-    let Some(w) = engine.workload(key) else { return steps };
+    let Some(w) = engine.workload(key) else {
+        return steps;
+    };
     let (ns, name) = (w.namespace.clone(), w.name.clone());
     if !problems.is_empty() || engine.blocked_reason(key).is_some() {
-        let detail = engine.blocked_reason(key).map(|(_, _, d)| d).unwrap_or_else(|| ev.detail.clone());
+        let detail = engine
+            .blocked_reason(key)
+            .map(|(_, _, d)| d)
+            .unwrap_or_else(|| ev.detail.clone());
         if let Some(step) = fix_problem(&mut checker, &detail, &ns, &name, inv) {
             steps.push(step);
         }
@@ -94,23 +116,47 @@ pub fn next_steps(inv: &Inventory, engine: &Engine, key: &str, ev: &Evaluation, 
         });
         return steps;
     }
-    let Some(cq) = ev.cluster_queue.clone() else { return steps };
+    let Some(cq) = ev.cluster_queue.clone() else {
+        return steps;
+    };
     steps.extend(quota_raises(&mut checker, engine, key, ev, &cq));
-    steps.extend(other_local_queues(&mut checker, inv, &ns, &name, &w.queue_name, &cq));
+    steps.extend(other_local_queues(
+        &mut checker,
+        inv,
+        &ns,
+        &name,
+        &w.queue_name,
+        &cq,
+    ));
     steps.extend(wait_for(&mut checker, engine, key, ev, &cq));
     steps
 }
 
-fn fix_problem(checker: &mut Checker, detail: &PendingDetail, ns: &str, name: &str, inv: &Inventory) -> Option<NextStep> {
+fn fix_problem(
+    checker: &mut Checker,
+    detail: &PendingDetail,
+    ns: &str,
+    name: &str,
+    inv: &Inventory,
+) -> Option<NextStep> {
     let (summary, sets, command) = match detail {
-        PendingDetail::ClusterQueueInactive { cluster_queue, why: crate::scheduler::decision::InactiveReason::Stopped } => (
+        PendingDetail::ClusterQueueInactive {
+            cluster_queue,
+            why: crate::scheduler::decision::InactiveReason::Stopped,
+        } => (
             format!("resume ClusterQueue {cluster_queue}, which is stopped"),
             vec![format!("cq/{cluster_queue}.stopPolicy=None")],
             Some(format!("kubectl kueue resume clusterqueue {cluster_queue}")),
         ),
-        PendingDetail::ClusterQueueInactive { cluster_queue, why: crate::scheduler::decision::InactiveReason::FlavorNotFound(f) } => {
+        PendingDetail::ClusterQueueInactive {
+            cluster_queue,
+            why: crate::scheduler::decision::InactiveReason::FlavorNotFound(f),
+        } => {
             return Some(NextStep {
-                summary: format!("create the ResourceFlavor(s) {} that ClusterQueue {cluster_queue} references", f.join(", ")),
+                summary: format!(
+                    "create the ResourceFlavor(s) {} that ClusterQueue {cluster_queue} references",
+                    f.join(", ")
+                ),
                 simulate_args: vec![],
                 verified: false,
                 command: Some(format!("kubectl kueue create resourceflavor {}", f[0])),
@@ -119,7 +165,9 @@ fn fix_problem(checker: &mut Checker, detail: &PendingDetail, ns: &str, name: &s
         PendingDetail::LocalQueueStopped { local_queue } => (
             format!("resume LocalQueue {ns}/{local_queue}, which is stopped"),
             vec![format!("lq/{ns}/{local_queue}.stopPolicy=None")],
-            Some(format!("kubectl kueue resume localqueue {local_queue} -n {ns}")),
+            Some(format!(
+                "kubectl kueue resume localqueue {local_queue} -n {ns}"
+            )),
         ),
         PendingDetail::Deactivated => (
             "reactivate the workload (spec.active is false)".to_string(),
@@ -127,43 +175,75 @@ fn fix_problem(checker: &mut Checker, detail: &PendingDetail, ns: &str, name: &s
             Some(format!("kubectl kueue resume workload {name} -n {ns}")),
         ),
         PendingDetail::NoLocalQueue { local_queue } => {
-            let cqs: Vec<String> = inv.cluster_queues.iter().filter_map(|c| c.obj.metadata.name.clone()).collect();
-            let target = cqs.first().cloned().unwrap_or_else(|| "<clusterqueue>".into());
+            let cqs: Vec<String> = inv
+                .cluster_queues
+                .iter()
+                .filter_map(|c| c.obj.metadata.name.clone())
+                .collect();
+            let target = cqs
+                .first()
+                .cloned()
+                .unwrap_or_else(|| "<clusterqueue>".into());
             return Some(NextStep {
                 summary: format!(
                     "create LocalQueue {local_queue} in namespace {ns} pointing to a ClusterQueue (existing: {})",
-                    if cqs.is_empty() { "none".into() } else { cqs.join(", ") }
+                    if cqs.is_empty() {
+                        "none".into()
+                    } else {
+                        cqs.join(", ")
+                    }
                 ),
                 simulate_args: vec![],
                 verified: false,
-                command: Some(format!("kubectl kueue create localqueue {local_queue} -n {ns} --clusterqueue {target}")),
+                command: Some(format!(
+                    "kubectl kueue create localqueue {local_queue} -n {ns} --clusterqueue {target}"
+                )),
             });
         }
         PendingDetail::NoClusterQueue { cluster_queue } => {
             return Some(NextStep {
-                summary: format!("create ClusterQueue {cluster_queue}, which the workload's LocalQueue points to"),
+                summary: format!(
+                    "create ClusterQueue {cluster_queue}, which the workload's LocalQueue points to"
+                ),
                 simulate_args: vec![],
                 verified: false,
-                command: Some(format!("kubectl kueue create clusterqueue {cluster_queue} --nominal-quota \"<flavor>:<resource>=<quantity>\"")),
+                command: Some(format!(
+                    "kubectl kueue create clusterqueue {cluster_queue} --nominal-quota \"<flavor>:<resource>=<quantity>\""
+                )),
             });
         }
         _ => return None,
     };
     let verified = checker.admits(&sets, &[]);
-    Some(NextStep { summary, simulate_args: args(&sets, &[]), verified, command })
+    Some(NextStep {
+        summary,
+        simulate_args: args(&sets, &[]),
+        verified,
+        command,
+    })
 }
 
 /// Per flavor the workload could use: raise the short resources' nominal quota by the
 /// shortfall, or by the least more that still admits it when other pending workloads of the
 /// cohort would take the new room first.
-fn quota_raises(checker: &mut Checker, engine: &Engine, key: &str, ev: &Evaluation, cq: &str) -> Vec<NextStep> {
-    let Some(assignment) = &ev.assignment else { return vec![] };
+fn quota_raises(
+    checker: &mut Checker,
+    engine: &Engine,
+    key: &str,
+    ev: &Evaluation,
+    cq: &str,
+) -> Vec<NextStep> {
+    let Some(assignment) = &ev.assignment else {
+        return vec![];
+    };
     // flavor -> resource -> (nominal, shortfall)
     let mut per_flavor: BTreeMap<String, BTreeMap<String, (Amount, Amount)>> = BTreeMap::new();
     let mut order: Vec<String> = Vec::new();
     for ps in &assignment.pod_sets {
         for at in &ps.attempts {
-            let FlavorOutcome::Quota { checks, .. } = &at.outcome else { continue };
+            let FlavorOutcome::Quota { checks, .. } = &at.outcome else {
+                continue;
+            };
             if !order.contains(&at.flavor) {
                 order.push(at.flavor.clone());
             }
@@ -177,14 +257,21 @@ fn quota_raises(checker: &mut Checker, engine: &Engine, key: &str, ev: &Evaluati
     // Pending demand elsewhere in the cohort tree, per resource: workloads ahead in the queue,
     // and other queues' workloads that would borrow the new room first.
     let views = engine.cluster_queues();
-    let cohort = views.iter().find(|v| v.name == cq).and_then(|v| v.cohort.clone());
+    let cohort = views
+        .iter()
+        .find(|v| v.name == cq)
+        .and_then(|v| v.cohort.clone());
     let mut ahead: BTreeMap<String, Amount> = BTreeMap::new();
-    for v in views.iter().filter(|v| v.name == cq || (cohort.is_some() && v.cohort == cohort)) {
+    for v in views
+        .iter()
+        .filter(|v| v.name == cq || (cohort.is_some() && v.cohort == cohort))
+    {
         for k in v.queue.iter().filter(|k| k.as_str() != key) {
             if let Some(w) = engine.workload(k) {
                 for ps in &w.pod_sets {
                     for (r, amount) in &ps.per_pod {
-                        *ahead.entry(r.clone()).or_insert(0) += amount.saturating_mul(i64::from(ps.count));
+                        *ahead.entry(r.clone()).or_insert(0) +=
+                            amount.saturating_mul(i64::from(ps.count));
                     }
                 }
             }
@@ -192,14 +279,25 @@ fn quota_raises(checker: &mut Checker, engine: &Engine, key: &str, ev: &Evaluati
     }
     let mut steps = Vec::new();
     for flavor in order {
-        let Some(short) = per_flavor.get(&flavor).filter(|s| !s.is_empty()) else { continue };
-        let nominal_of: BTreeMap<String, Amount> = short.iter().map(|(r, (n, _))| (r.clone(), *n)).collect();
+        let Some(short) = per_flavor.get(&flavor).filter(|s| !s.is_empty()) else {
+            continue;
+        };
+        let nominal_of: BTreeMap<String, Amount> =
+            short.iter().map(|(r, (n, _))| (r.clone(), *n)).collect();
         let mut nominals: BTreeMap<String, Amount> = nominal_of.clone();
-        let mut raise: BTreeMap<String, Amount> = short.iter().map(|(r, (_, by))| (r.clone(), *by)).collect();
-        let edit = |raise: &BTreeMap<String, Amount>, nominals: &BTreeMap<String, Amount>| -> String {
+        let mut raise: BTreeMap<String, Amount> =
+            short.iter().map(|(r, (_, by))| (r.clone(), *by)).collect();
+        let edit = |raise: &BTreeMap<String, Amount>,
+                    nominals: &BTreeMap<String, Amount>|
+         -> String {
             let parts: Vec<String> = raise
                 .iter()
-                .map(|(r, by)| format!("{r}={}", format_amount(r, nominals.get(r).copied().unwrap_or(0).saturating_add(*by))))
+                .map(|(r, by)| {
+                    format!(
+                        "{r}={}",
+                        format_amount(r, nominals.get(r).copied().unwrap_or(0).saturating_add(*by))
+                    )
+                })
                 .collect();
             format!("cq/{cq}.nominalQuota={flavor}:{}", parts.join(";"))
         };
@@ -208,18 +306,26 @@ fn quota_raises(checker: &mut Checker, engine: &Engine, key: &str, ev: &Evaluati
         let mut chosen = None;
         for _ in 0..5 {
             let set = edit(&raise, &nominals);
-            let Some(sim) = checker.run(std::slice::from_ref(&set), &[]) else { break };
+            let Some(sim) = checker.run(std::slice::from_ref(&set), &[]) else {
+                break;
+            };
             if sim.after.holding_queue(key).is_some() {
                 chosen = Some(set);
                 break;
             }
-            let Some(again) = sim.after.evaluate(key, checker.opts.now) else { break };
+            let Some(again) = sim.after.evaluate(key, checker.opts.now) else {
+                break;
+            };
             let mut grew = false;
             for ps in again.assignment.iter().flat_map(|a| a.pod_sets.iter()) {
                 for at in ps.attempts.iter().filter(|a| a.flavor == flavor) {
-                    let FlavorOutcome::Quota { checks, .. } = &at.outcome else { continue };
+                    let FlavorOutcome::Quota { checks, .. } = &at.outcome else {
+                        continue;
+                    };
                     for c in checks.iter().filter(|c| c.short_by() > 0) {
-                        nominals.entry(c.resource.clone()).or_insert(c.nominal - raise.get(&c.resource).copied().unwrap_or(0));
+                        nominals
+                            .entry(c.resource.clone())
+                            .or_insert(c.nominal - raise.get(&c.resource).copied().unwrap_or(0));
                         *raise.entry(c.resource.clone()).or_insert(0) += c.short_by();
                         grew = true;
                     }
@@ -271,11 +377,19 @@ fn quota_raises(checker: &mut Checker, engine: &Engine, key: &str, ev: &Evaluati
             .iter()
             .map(|(r, by)| {
                 let from = nominals.get(r).copied().unwrap_or(0);
-                format!("{r} from {} to {} (+{})", format_amount(r, from), format_amount(r, from + by), format_amount(r, *by))
+                format!(
+                    "{r} from {} to {} (+{})",
+                    format_amount(r, from),
+                    format_amount(r, from + by),
+                    format_amount(r, *by)
+                )
             })
             .collect();
         steps.push(NextStep {
-            summary: format!("raise ClusterQueue {cq}'s nominal quota on flavor {flavor}: {}", changes.join(", ")),
+            summary: format!(
+                "raise ClusterQueue {cq}'s nominal quota on flavor {flavor}: {}",
+                changes.join(", ")
+            ),
             simulate_args: args(&[set], &[]),
             verified: true,
             command: None,
@@ -288,7 +402,14 @@ fn quota_raises(checker: &mut Checker, engine: &Engine, key: &str, ev: &Evaluati
 }
 
 /// Another LocalQueue of the namespace whose ClusterQueue has room now.
-fn other_local_queues(checker: &mut Checker, inv: &Inventory, ns: &str, name: &str, current: &str, cq: &str) -> Vec<NextStep> {
+fn other_local_queues(
+    checker: &mut Checker,
+    inv: &Inventory,
+    ns: &str,
+    name: &str,
+    current: &str,
+    cq: &str,
+) -> Vec<NextStep> {
     let mut steps = Vec::new();
     for lq in &inv.local_queues {
         let lq_ns = lq.obj.metadata.namespace.as_deref().unwrap_or("default");
@@ -311,14 +432,37 @@ fn other_local_queues(checker: &mut Checker, inv: &Inventory, ns: &str, name: &s
 }
 
 /// The fewest running workloads whose end would admit it.
-fn wait_for(checker: &mut Checker, engine: &Engine, key: &str, ev: &Evaluation, cq: &str) -> Vec<NextStep> {
-    let Some(assignment) = &ev.assignment else { return vec![] };
-    let flavors: Vec<&str> = assignment.pod_sets.iter().flat_map(|p| p.attempts.iter()).map(|a| a.flavor.as_str()).collect();
-    let requested: Vec<&String> = assignment.pod_sets.iter().flat_map(|p| p.resource_usage.iter().map(|(r, _)| r)).collect();
+fn wait_for(
+    checker: &mut Checker,
+    engine: &Engine,
+    key: &str,
+    ev: &Evaluation,
+    cq: &str,
+) -> Vec<NextStep> {
+    let Some(assignment) = &ev.assignment else {
+        return vec![];
+    };
+    let flavors: Vec<&str> = assignment
+        .pod_sets
+        .iter()
+        .flat_map(|p| p.attempts.iter())
+        .map(|a| a.flavor.as_str())
+        .collect();
+    let requested: Vec<&String> = assignment
+        .pod_sets
+        .iter()
+        .flat_map(|p| p.resource_usage.iter().map(|(r, _)| r))
+        .collect();
     let views = engine.cluster_queues();
-    let cohort = views.iter().find(|v| v.name == cq).and_then(|v| v.cohort.clone());
-    let in_scope: Vec<&str> =
-        views.iter().filter(|v| v.name == cq || (cohort.is_some() && v.cohort == cohort)).map(|v| v.name.as_str()).collect();
+    let cohort = views
+        .iter()
+        .find(|v| v.name == cq)
+        .and_then(|v| v.cohort.clone());
+    let in_scope: Vec<&str> = views
+        .iter()
+        .filter(|v| v.name == cq || (cohort.is_some() && v.cohort == cohort))
+        .map(|v| v.name.as_str())
+        .collect();
     // Running workloads on the flavors it could use, biggest users of its resources first.
     let mut running: Vec<(i64, String)> = engine
         .workloads()
@@ -332,8 +476,14 @@ fn wait_for(checker: &mut Checker, engine: &Engine, key: &str, ev: &Evaluation, 
             let used: i64 = adm
                 .pod_sets
                 .iter()
-                .flat_map(|ps| ps.flavors.iter().map(move |(r, f)| (r, f, ps.resource_usage.get(r).copied().unwrap_or(0))))
-                .filter(|(r, f, _)| flavors.contains(&f.as_str()) && (requested.is_empty() || requested.contains(r)))
+                .flat_map(|ps| {
+                    ps.flavors
+                        .iter()
+                        .map(move |(r, f)| (r, f, ps.resource_usage.get(r).copied().unwrap_or(0)))
+                })
+                .filter(|(r, f, _)| {
+                    flavors.contains(&f.as_str()) && (requested.is_empty() || requested.contains(r))
+                })
                 .map(|(_, _, v)| v)
                 .sum();
             (used > 0).then(|| (used, w.key()))
@@ -365,7 +515,12 @@ fn wait_for(checker: &mut Checker, engine: &Engine, key: &str, ev: &Evaluation, 
         }
     }
     vec![NextStep {
-        summary: format!("it is admitted once {} finish{} (or {} deleted)", chosen.join(", "), if chosen.len() == 1 { "es" } else { "" }, if chosen.len() == 1 { "is" } else { "are" }),
+        summary: format!(
+            "it is admitted once {} finish{} (or {} deleted)",
+            chosen.join(", "),
+            if chosen.len() == 1 { "es" } else { "" },
+            if chosen.len() == 1 { "is" } else { "are" }
+        ),
         simulate_args: args(&[], &chosen),
         verified: true,
         command: None,

@@ -17,7 +17,10 @@ pub struct Connection {
 
 /// Builds a client the way kubectl would from these flags.
 pub async fn connect(global: &GlobalArgs) -> anyhow::Result<Connection> {
-    let options = KubeConfigOptions { context: global.context.clone(), ..Default::default() };
+    let options = KubeConfigOptions {
+        context: global.context.clone(),
+        ..Default::default()
+    };
     let config = match &global.kubeconfig {
         Some(path) => {
             // KUBECONFIG may list several files; like kubectl, merge them in order.
@@ -41,7 +44,10 @@ pub async fn connect(global: &GlobalArgs) -> anyhow::Result<Connection> {
             .await
             .context("no cluster to talk to: set --kubeconfig or KUBECONFIG, or run inside a pod with a service account")?,
     };
-    let namespace = global.namespace.clone().unwrap_or_else(|| config.default_namespace.clone());
+    let namespace = global
+        .namespace
+        .clone()
+        .unwrap_or_else(|| config.default_namespace.clone());
     let client = Client::try_from(config).context("cannot build a Kubernetes client")?;
     Ok(Connection { client, namespace })
 }

@@ -8,26 +8,55 @@ use kube::api::{Api, ListParams};
 use kube::{Client, Resource};
 use serde::de::DeserializeOwned;
 
-use crate::api::{ClusterQueue, Cohort, LocalQueue, ResourceFlavor, Workload, WorkloadPriorityClass};
+use crate::api::{
+    ClusterQueue, Cohort, LocalQueue, ResourceFlavor, Workload, WorkloadPriorityClass,
+};
 use crate::manifests::{Inventory, Origin, Sourced};
 
 fn origin(kind: &str, order: &mut usize) -> Origin {
     *order += 1;
-    Origin { file: format!("cluster ({kind})"), document: *order, order: *order }
+    Origin {
+        file: format!("cluster ({kind})"),
+        document: *order,
+        order: *order,
+    }
 }
 
-async fn list<K>(client: &Client, order: &mut usize, lp: &ListParams) -> anyhow::Result<Vec<Sourced<K>>>
+async fn list<K>(
+    client: &Client,
+    order: &mut usize,
+    lp: &ListParams,
+) -> anyhow::Result<Vec<Sourced<K>>>
 where
     K: Resource<DynamicType = ()> + Clone + DeserializeOwned + std::fmt::Debug,
 {
     let api: Api<K> = Api::all(client.clone());
     let kind = K::kind(&()).to_string();
-    let items = api.list(lp).await.with_context(|| format!("cannot list {kind} objects"))?;
-    let mut out: Vec<Sourced<K>> = items.items.into_iter().map(|obj| Sourced { obj, origin: Origin::default() }).collect();
+    let items = api
+        .list(lp)
+        .await
+        .with_context(|| format!("cannot list {kind} objects"))?;
+    let mut out: Vec<Sourced<K>> = items
+        .items
+        .into_iter()
+        .map(|obj| Sourced {
+            obj,
+            origin: Origin::default(),
+        })
+        .collect();
     // Creation order, then name: the cluster's notion of "earlier document".
     out.sort_by(|a, b| {
         let (ma, mb) = (a.obj.meta(), b.obj.meta());
-        (ma.creation_timestamp.as_ref().map(|t| t.0), &ma.namespace, &ma.name).cmp(&(mb.creation_timestamp.as_ref().map(|t| t.0), &mb.namespace, &mb.name))
+        (
+            ma.creation_timestamp.as_ref().map(|t| t.0),
+            &ma.namespace,
+            &ma.name,
+        )
+            .cmp(&(
+                mb.creation_timestamp.as_ref().map(|t| t.0),
+                &mb.namespace,
+                &mb.name,
+            ))
     });
     for s in &mut out {
         s.origin = origin(&kind, order);

@@ -20,8 +20,9 @@ use crate::api::config::Configuration;
 use crate::api::workload_status::condition;
 use crate::api::{self, ClusterQueue, Cohort, ResourceFlavor, Workload};
 use crate::scheduler::model::{
-    self as m, BorrowWithinCohort, ClusterState, FairSharingConfig, FairSharingStrategy, FlavorFungibility, FlavorQuotas,
-    Millis, MissingSelector, QuotaCheckStrategy, ResourceGroup, ResourceQuota,
+    self as m, BorrowWithinCohort, ClusterState, FairSharingConfig, FairSharingStrategy,
+    FlavorFungibility, FlavorQuotas, Millis, MissingSelector, QuotaCheckStrategy, ResourceGroup,
+    ResourceQuota,
 };
 use crate::scheduler::quantity::{parse_amount, parse_f64};
 
@@ -68,7 +69,10 @@ pub fn millis(t: &Time) -> Millis {
 }
 
 pub fn time_from_millis(ms: Millis) -> Time {
-    Time(k8s_openapi::jiff::Timestamp::from_millisecond(ms).unwrap_or(k8s_openapi::jiff::Timestamp::UNIX_EPOCH))
+    Time(
+        k8s_openapi::jiff::Timestamp::from_millisecond(ms)
+            .unwrap_or(k8s_openapi::jiff::Timestamp::UNIX_EPOCH),
+    )
 }
 
 fn id(kind: &str, ns: Option<&str>, name: &str) -> String {
@@ -85,7 +89,9 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn err(&self, field: impl Into<String>, message: impl Into<String>) -> InputError {
-        InputError::new(self.origin, message).object(self.object.clone()).field(field)
+        InputError::new(self.origin, message)
+            .object(self.object.clone())
+            .field(field)
     }
 
     fn amount(&self, field: &str, resource: &str, q: &str) -> Result<i64, InputError> {
@@ -141,35 +147,67 @@ fn resource_groups(
             let mut resources = Vec::with_capacity(f.resources.len());
             for (ri, r) in f.resources.iter().enumerate() {
                 let rpath = format!("{fpath}.resources[{ri}]");
-                let nominal = ctx.amount(&format!("{rpath}.nominalQuota"), &r.name, &r.nominal_quota.0)?;
+                let nominal = ctx.amount(
+                    &format!("{rpath}.nominalQuota"),
+                    &r.name,
+                    &r.nominal_quota.0,
+                )?;
                 if nominal < 0 {
-                    return Err(ctx.err(format!("{rpath}.nominalQuota"), format!("must be greater than or equal to 0, got {}", r.nominal_quota.0)));
+                    return Err(ctx.err(
+                        format!("{rpath}.nominalQuota"),
+                        format!(
+                            "must be greater than or equal to 0, got {}",
+                            r.nominal_quota.0
+                        ),
+                    ));
                 }
-                let limit = |field: &str, q: &Option<k8s_openapi::apimachinery::pkg::api::resource::Quantity>| -> Result<Option<i64>, InputError> {
-                    let Some(q) = q else { return Ok(None) };
-                    let path = format!("{rpath}.{field}");
-                    if !has_parent {
-                        return Err(ctx.err(path, format!("must be nil when {parent_word} is empty")));
-                    }
-                    let v = ctx.amount(&path, &r.name, &q.0)?;
-                    if v < 0 {
-                        return Err(ctx.err(path, format!("must be greater than or equal to 0, got {}", q.0)));
-                    }
-                    Ok(Some(v))
-                };
+                let limit =
+                    |field: &str,
+                     q: &Option<k8s_openapi::apimachinery::pkg::api::resource::Quantity>|
+                     -> Result<Option<i64>, InputError> {
+                        let Some(q) = q else { return Ok(None) };
+                        let path = format!("{rpath}.{field}");
+                        if !has_parent {
+                            return Err(
+                                ctx.err(path, format!("must be nil when {parent_word} is empty"))
+                            );
+                        }
+                        let v = ctx.amount(&path, &r.name, &q.0)?;
+                        if v < 0 {
+                            return Err(ctx.err(
+                                path,
+                                format!("must be greater than or equal to 0, got {}", q.0),
+                            ));
+                        }
+                        Ok(Some(v))
+                    };
                 let borrowing_limit = limit("borrowingLimit", &r.borrowing_limit)?;
                 let lending_limit = limit("lendingLimit", &r.lending_limit)?;
                 if check_lending_vs_nominal && lending_limit.is_some_and(|l| l > nominal) {
                     return Err(ctx.err(
                         format!("{rpath}.lendingLimit"),
-                        format!("must be less than or equal to nominalQuota ({})", r.nominal_quota.0),
+                        format!(
+                            "must be less than or equal to nominalQuota ({})",
+                            r.nominal_quota.0
+                        ),
                     ));
                 }
-                resources.push(ResourceQuota { name: r.name.clone(), nominal, borrowing_limit, lending_limit });
+                resources.push(ResourceQuota {
+                    name: r.name.clone(),
+                    nominal,
+                    borrowing_limit,
+                    lending_limit,
+                });
             }
-            flavors.push(FlavorQuotas { name: f.name.clone(), resources });
+            flavors.push(FlavorQuotas {
+                name: f.name.clone(),
+                resources,
+            });
         }
-        out.push(ResourceGroup { covered_resources: g.covered_resources.clone(), flavors });
+        out.push(ResourceGroup {
+            covered_resources: g.covered_resources.clone(),
+            flavors,
+        });
     }
     Ok(out)
 }
@@ -180,7 +218,8 @@ fn join(v: &[&&String]) -> String {
 
 fn weight(ctx: &Ctx, fs: &Option<api::FairSharing>) -> Result<f64, InputError> {
     let Some(fs) = fs else { return Ok(1.0) };
-    let w = parse_f64(&fs.weight.0).map_err(|e| ctx.err("spec.fairSharing.weight", e.to_string()))?;
+    let w =
+        parse_f64(&fs.weight.0).map_err(|e| ctx.err("spec.fairSharing.weight", e.to_string()))?;
     if w < 0.0 {
         return Err(ctx.err("spec.fairSharing.weight", "must not be negative"));
     }
@@ -207,10 +246,15 @@ fn flavor(f: &ResourceFlavor) -> m::ResourceFlavor {
     }
 }
 
-fn cluster_queue(ctx: &Ctx, cq: &ClusterQueue, topology_flavors: &BTreeSet<String>) -> Result<m::ClusterQueue, InputError> {
+fn cluster_queue(
+    ctx: &Ctx,
+    cq: &ClusterQueue,
+    topology_flavors: &BTreeSet<String>,
+) -> Result<m::ClusterQueue, InputError> {
     let spec = &cq.spec;
     let cohort = spec.cohort_name().map(str::to_string);
-    let resource_groups = resource_groups(ctx, &spec.resource_groups, cohort.is_some(), "cohort", true)?;
+    let resource_groups =
+        resource_groups(ctx, &spec.resource_groups, cohort.is_some(), "cohort", true)?;
     let p = &spec.preemption;
     let reclaim = match p.reclaim_within_cohort {
         api::ReclaimWithinCohortPolicy::Never => m::PreemptionPolicy::Never,
@@ -220,7 +264,9 @@ fn cluster_queue(ctx: &Ctx, cq: &ClusterQueue, topology_flavors: &BTreeSet<Strin
     let within = match p.within_cluster_queue {
         api::WithinClusterQueuePolicy::Never => m::PreemptionPolicy::Never,
         api::WithinClusterQueuePolicy::LowerPriority => m::PreemptionPolicy::LowerPriority,
-        api::WithinClusterQueuePolicy::LowerOrNewerEqualPriority => m::PreemptionPolicy::LowerOrNewerEqualPriority,
+        api::WithinClusterQueuePolicy::LowerOrNewerEqualPriority => {
+            m::PreemptionPolicy::LowerOrNewerEqualPriority
+        }
     };
     let bwc_lower = p.borrow_within_cohort.policy == api::BorrowWithinCohortPolicy::LowerPriority;
     if bwc_lower && reclaim == m::PreemptionPolicy::Never {
@@ -236,11 +282,15 @@ fn cluster_queue(ctx: &Ctx, cq: &ClusterQueue, topology_flavors: &BTreeSet<Strin
             _ => m::WhenCanBorrow::MayStopSearch,
         },
         when_can_preempt: match f.when_can_preempt.normalized() {
-            api::WhenCanPreempt::MayStopSearch | api::WhenCanPreempt::Preempt => m::WhenCanPreempt::MayStopSearch,
+            api::WhenCanPreempt::MayStopSearch | api::WhenCanPreempt::Preempt => {
+                m::WhenCanPreempt::MayStopSearch
+            }
             api::WhenCanPreempt::TryNextFlavor => m::WhenCanPreempt::TryNextFlavor,
         },
         preference: match f.preference {
-            Some(api::FlavorFungibilityPreference::PreemptionOverBorrowing) => m::FungibilityPreference::PreemptionOverBorrowing,
+            Some(api::FlavorFungibilityPreference::PreemptionOverBorrowing) => {
+                m::FungibilityPreference::PreemptionOverBorrowing
+            }
             _ => m::FungibilityPreference::BorrowingOverPreemption,
         },
     };
@@ -248,20 +298,28 @@ fn cluster_queue(ctx: &Ctx, cq: &ClusterQueue, topology_flavors: &BTreeSet<Strin
     if !spec.admission_checks.is_empty() {
         unsupported.push("spec.admissionChecks (admission checks)".to_string());
     }
-    if spec.admission_checks_strategy.as_ref().is_some_and(|s| !s.admission_checks.is_empty()) {
+    if spec
+        .admission_checks_strategy
+        .as_ref()
+        .is_some_and(|s| !s.admission_checks.is_empty())
+    {
         unsupported.push("spec.admissionChecksStrategy (admission checks)".to_string());
     }
-    if spec
-        .admission_scope
-        .as_ref()
-        .is_some_and(|s| matches!(s.admission_mode, api::AdmissionMode::UsageBasedAdmissionFairSharing))
-    {
+    if spec.admission_scope.as_ref().is_some_and(|s| {
+        matches!(
+            s.admission_mode,
+            api::AdmissionMode::UsageBasedAdmissionFairSharing
+        )
+    }) {
         unsupported.push("spec.admissionScope (admission fair sharing)".to_string());
     }
     for g in &resource_groups {
         for fl in &g.flavors {
             if topology_flavors.contains(&fl.name) {
-                unsupported.push(format!("flavor {} with spec.topologyName (topology-aware scheduling)", fl.name));
+                unsupported.push(format!(
+                    "flavor {} with spec.topologyName (topology-aware scheduling)",
+                    fl.name
+                ));
             }
         }
     }
@@ -276,8 +334,10 @@ fn cluster_queue(ctx: &Ctx, cq: &ClusterQueue, topology_flavors: &BTreeSet<Strin
         preemption: m::Preemption {
             reclaim_within_cohort: reclaim,
             within_cluster_queue: within,
-            borrow_within_cohort: bwc_lower
-                .then_some(BorrowWithinCohort { lower_priority: true, max_priority_threshold: p.borrow_within_cohort.max_priority_threshold }),
+            borrow_within_cohort: bwc_lower.then_some(BorrowWithinCohort {
+                lower_priority: true,
+                max_priority_threshold: p.borrow_within_cohort.max_priority_threshold,
+            }),
         },
         flavor_fungibility: fungibility,
         stop_policy: stop(spec.stop_policy),
@@ -297,7 +357,13 @@ fn stop(p: api::StopPolicy) -> m::StopPolicy {
 fn cohort(ctx: &Ctx, c: &Cohort) -> Result<m::Cohort, InputError> {
     let parent = c.spec.parent().map(str::to_string);
     Ok(m::Cohort {
-        resource_groups: resource_groups(ctx, &c.spec.resource_groups, parent.is_some(), "parentName", false)?,
+        resource_groups: resource_groups(
+            ctx,
+            &c.spec.resource_groups,
+            parent.is_some(),
+            "parentName",
+            false,
+        )?,
         parent,
         fair_weight: weight(ctx, &c.spec.fair_sharing)?,
     })
@@ -311,32 +377,50 @@ pub fn workload(
     now: Millis,
     exclude_prefixes: &[String],
 ) -> Result<m::Workload, InputError> {
-    let ns = wl.metadata.namespace.clone().unwrap_or_else(|| "default".to_string());
+    let ns = wl
+        .metadata
+        .namespace
+        .clone()
+        .unwrap_or_else(|| "default".to_string());
     let name = wl.metadata.name.clone().unwrap_or_default();
-    let ctx = Ctx { origin: ctx_origin, object: id("Workload", Some(&ns), &name) };
+    let ctx = Ctx {
+        origin: ctx_origin,
+        object: id("Workload", Some(&ns), &name),
+    };
     let status = wl.status.clone().unwrap_or_default();
     let cond_true = |t: &str| status.condition_is_true(t);
     let mut queue_time = wl.metadata.creation_timestamp.as_ref().map_or(now, millis);
-    if let Some(ev) = status.condition(condition::EVICTED).filter(|c| c.status == "True")
-        && (ev.reason == "PodsReadyTimeout" || ev.reason == "AdmissionCheck") {
-            queue_time = millis(&ev.last_transition_time);
-        }
+    if let Some(ev) = status
+        .condition(condition::EVICTED)
+        .filter(|c| c.status == "True")
+        && (ev.reason == "PodsReadyTimeout" || ev.reason == "AdmissionCheck")
+    {
+        queue_time = millis(&ev.last_transition_time);
+    }
     let mut pod_sets = Vec::with_capacity(wl.spec.pod_sets.len());
     let mut unsupported = Vec::new();
     for (i, ps) in wl.spec.pod_sets.iter().enumerate() {
         let path = format!("spec.podSets[{i}]");
         if ps.count < 0 {
-            return Err(ctx.err(format!("{path}.count"), "must be greater than or equal to 0"));
+            return Err(ctx.err(
+                format!("{path}.count"),
+                "must be greater than or equal to 0",
+            ));
         }
         if ps.topology_request.is_some() {
-            unsupported.push(format!("{path}.topologyRequest (topology-aware scheduling)"));
+            unsupported.push(format!(
+                "{path}.topologyRequest (topology-aware scheduling)"
+            ));
         }
         let spec = ps.template.spec.clone().unwrap_or_default();
         let mut per_pod = pod::pod_requests(&spec, &format!("{path}.template.spec"))
             .map_err(|e| ctx.err(e.field, e.error.to_string()))?;
         per_pod.retain(|r, _| !exclude_prefixes.iter().any(|p| r.starts_with(p.as_str())));
         if per_pod.contains_key("pods") {
-            return Err(ctx.err(format!("{path}.template.spec"), "the resource name \"pods\" is not allowed in container requests"));
+            return Err(ctx.err(
+                format!("{path}.template.spec"),
+                "the resource name \"pods\" is not allowed in container requests",
+            ));
         }
         pod_sets.push(m::PodSet {
             name: ps.name.clone(),
@@ -350,28 +434,63 @@ pub fn workload(
     }
     let holds = wl.holds_quota() && !cond_true(condition::FINISHED) && wl.spec.active;
     let admission = if holds {
-        let adm = status.admission.as_ref().expect("holds_quota implies admission");
+        let adm = status
+            .admission
+            .as_ref()
+            .expect("holds_quota implies admission");
         let mut pod_sets_adm = Vec::with_capacity(adm.pod_set_assignments.len());
         for (i, psa) in adm.pod_set_assignments.iter().enumerate() {
-            let count = psa.count.or_else(|| wl.spec.pod_sets.iter().find(|p| p.name == psa.name).map(|p| p.count)).unwrap_or(1);
+            let count = psa
+                .count
+                .or_else(|| {
+                    wl.spec
+                        .pod_sets
+                        .iter()
+                        .find(|p| p.name == psa.name)
+                        .map(|p| p.count)
+                })
+                .unwrap_or(1);
             let mut usage = BTreeMap::new();
             for (r, q) in &psa.resource_usage {
-                let v = ctx.amount(&format!("status.admission.podSetAssignments[{i}].resourceUsage.{r}"), r, &q.0)?;
+                let v = ctx.amount(
+                    &format!("status.admission.podSetAssignments[{i}].resourceUsage.{r}"),
+                    r,
+                    &q.0,
+                )?;
                 usage.insert(r.clone(), v);
             }
-            pod_sets_adm.push(m::PodSetAdmission { name: psa.name.clone(), flavors: psa.flavors.clone(), resource_usage: usage, count });
+            pod_sets_adm.push(m::PodSetAdmission {
+                name: psa.name.clone(),
+                flavors: psa.flavors.clone(),
+                resource_usage: usage,
+                count,
+            });
         }
-        Some(m::Admission { cluster_queue: adm.cluster_queue.clone(), pod_sets: pod_sets_adm })
+        Some(m::Admission {
+            cluster_queue: adm.cluster_queue.clone(),
+            pod_sets: pod_sets_adm,
+        })
     } else {
         None
     };
-    let requeued_false = status.condition(condition::REQUEUED).is_some_and(|c| c.status == "False");
-    let requeue_at = status.requeue_state.as_ref().and_then(|r| r.requeue_at.as_ref()).map(millis);
+    let requeued_false = status
+        .condition(condition::REQUEUED)
+        .is_some_and(|c| c.status == "False");
+    let requeue_at = status
+        .requeue_state
+        .as_ref()
+        .and_then(|r| r.requeue_at.as_ref())
+        .map(millis);
     Ok(m::Workload {
         namespace: ns,
         name,
         uid: wl.metadata.uid.clone().unwrap_or_default(),
-        job_uid: wl.metadata.labels.as_ref().and_then(|l| l.get(JOB_UID_LABEL)).cloned(),
+        job_uid: wl
+            .metadata
+            .labels
+            .as_ref()
+            .and_then(|l| l.get(JOB_UID_LABEL))
+            .cloned(),
         queue_name: wl.spec.queue_name.clone().unwrap_or_default(),
         priority: wl.spec.priority_or_default(),
         priority_class: wl.spec.priority_class_name.clone(),
@@ -380,21 +499,36 @@ pub fn workload(
         pod_sets,
         active: wl.spec.active,
         finished: cond_true(condition::FINISHED),
-        admitted: holds && (cond_true(condition::ADMITTED) || status.condition(condition::ADMITTED).is_none()),
-        quota_reserved_at: status.condition(condition::QUOTA_RESERVED).filter(|_| holds).map(|c| millis(&c.last_transition_time)),
+        admitted: holds
+            && (cond_true(condition::ADMITTED) || status.condition(condition::ADMITTED).is_none()),
+        quota_reserved_at: status
+            .condition(condition::QUOTA_RESERVED)
+            .filter(|_| holds)
+            .map(|c| millis(&c.last_transition_time)),
         admission,
         evicted: holds && cond_true(condition::EVICTED),
         requeue_blocked: requeued_false || requeue_at.is_some_and(|t| t > now),
         requeue_at,
-        reclaimable: status.reclaimable_pods.iter().map(|r| (r.name.clone(), r.count)).collect(),
+        reclaimable: status
+            .reclaimable_pods
+            .iter()
+            .map(|r| (r.name.clone(), r.count))
+            .collect(),
         unsupported,
     })
 }
 
 /// The scheduler settings a `Configuration` asks for.
-pub fn scheduler_config(config: Option<&Configuration>, strict_namespace_selector: bool) -> m::SchedulerConfig {
+pub fn scheduler_config(
+    config: Option<&Configuration>,
+    strict_namespace_selector: bool,
+) -> m::SchedulerConfig {
     let mut out = m::SchedulerConfig {
-        missing_namespace_selector: if strict_namespace_selector { MissingSelector::MatchNone } else { MissingSelector::MatchAll },
+        missing_namespace_selector: if strict_namespace_selector {
+            MissingSelector::MatchNone
+        } else {
+            MissingSelector::MatchAll
+        },
         ..Default::default()
     };
     let Some(c) = config else { return out };
@@ -404,24 +538,40 @@ pub fn scheduler_config(config: Option<&Configuration>, strict_namespace_selecto
             .iter()
             .flat_map(|f| f.preemption_strategies.iter())
             .map(|s| match s {
-                api::config::PreemptionStrategy::LessThanOrEqualToFinalShare => FairSharingStrategy::LessThanOrEqualToFinalShare,
-                api::config::PreemptionStrategy::LessThanInitialShare => FairSharingStrategy::LessThanInitialShare,
+                api::config::PreemptionStrategy::LessThanOrEqualToFinalShare => {
+                    FairSharingStrategy::LessThanOrEqualToFinalShare
+                }
+                api::config::PreemptionStrategy::LessThanInitialShare => {
+                    FairSharingStrategy::LessThanInitialShare
+                }
             })
             .collect();
         out.fair_sharing = Some(FairSharingConfig { strategies });
     }
-    if c.resources.as_ref().and_then(|r| r.quota_check_strategy.as_deref()) == Some("IgnoreUndeclared") {
+    if c.resources
+        .as_ref()
+        .and_then(|r| r.quota_check_strategy.as_deref())
+        == Some("IgnoreUndeclared")
+    {
         out.quota_check = QuotaCheckStrategy::IgnoreUndeclared;
     }
     out
 }
 
-fn check_unique<T>(items: &[Sourced<T>], kind: &str, key: impl Fn(&T) -> String) -> Result<(), InputError> {
+fn check_unique<T>(
+    items: &[Sourced<T>],
+    kind: &str,
+    key: impl Fn(&T) -> String,
+) -> Result<(), InputError> {
     let mut seen: BTreeMap<String, &Origin> = BTreeMap::new();
     for s in items {
         let k = key(&s.obj);
         if let Some(first) = seen.insert(k.clone(), &s.origin) {
-            return Err(InputError::new(&s.origin, format!("duplicate {kind} {k}: it is also defined at {first}")).object(format!("{kind} {k}")));
+            return Err(InputError::new(
+                &s.origin,
+                format!("duplicate {kind} {k}: it is also defined at {first}"),
+            )
+            .object(format!("{kind} {k}")));
         }
     }
     Ok(())
@@ -429,23 +579,39 @@ fn check_unique<T>(items: &[Sourced<T>], kind: &str, key: impl Fn(&T) -> String)
 
 /// Converts everything read into the engine's picture.
 pub fn convert(inv: &Inventory, opts: &ConvertOptions) -> Result<Converted, InputError> {
-    let name_of = |m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta| m.name.clone().unwrap_or_default();
+    let name_of = |m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta| {
+        m.name.clone().unwrap_or_default()
+    };
     let ns_name = |m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta| {
-        format!("{}/{}", m.namespace.as_deref().unwrap_or("default"), name_of(m))
+        format!(
+            "{}/{}",
+            m.namespace.as_deref().unwrap_or("default"),
+            name_of(m)
+        )
     };
     check_unique(&inv.flavors, "ResourceFlavor", |o| name_of(&o.metadata))?;
     check_unique(&inv.cohorts, "Cohort", |o| name_of(&o.metadata))?;
-    check_unique(&inv.cluster_queues, "ClusterQueue", |o| name_of(&o.metadata))?;
+    check_unique(&inv.cluster_queues, "ClusterQueue", |o| {
+        name_of(&o.metadata)
+    })?;
     check_unique(&inv.local_queues, "LocalQueue", |o| ns_name(&o.metadata))?;
-    check_unique(&inv.priority_classes, "WorkloadPriorityClass", |o| name_of(&o.metadata))?;
+    check_unique(&inv.priority_classes, "WorkloadPriorityClass", |o| {
+        name_of(&o.metadata)
+    })?;
     check_unique(&inv.workloads, "Workload", |o| ns_name(&o.metadata))?;
     check_unique(&inv.jobs, "Job", |o| ns_name(&o.metadata))?;
     check_unique(&inv.namespaces, "Namespace", |o| name_of(&o.metadata))?;
 
     let config = inv.config.as_ref().map(|c| &c.obj);
-    let mut out = Converted { warnings: inv.warnings.clone(), ..Default::default() };
+    let mut out = Converted {
+        warnings: inv.warnings.clone(),
+        ..Default::default()
+    };
     out.state.config = scheduler_config(config, opts.strict_namespace_selector);
-    let exclude: Vec<String> = config.and_then(|c| c.resources.as_ref()).map(|r| r.exclude_resource_prefixes.clone()).unwrap_or_default();
+    let exclude: Vec<String> = config
+        .and_then(|c| c.resources.as_ref())
+        .map(|r| r.exclude_resource_prefixes.clone())
+        .unwrap_or_default();
 
     let mut topology_flavors = BTreeSet::new();
     for f in &inv.flavors {
@@ -457,12 +623,18 @@ pub fn convert(inv: &Inventory, opts: &ConvertOptions) -> Result<Converted, Inpu
     }
     for c in &inv.cohorts {
         let name = name_of(&c.obj.metadata);
-        let ctx = Ctx { origin: &c.origin, object: id("Cohort", None, &name) };
+        let ctx = Ctx {
+            origin: &c.origin,
+            object: id("Cohort", None, &name),
+        };
         out.state.cohorts.insert(name, cohort(&ctx, &c.obj)?);
     }
     for cq in &inv.cluster_queues {
         let name = name_of(&cq.obj.metadata);
-        let ctx = Ctx { origin: &cq.origin, object: id("ClusterQueue", None, &name) };
+        let ctx = Ctx {
+            origin: &cq.origin,
+            object: id("ClusterQueue", None, &name),
+        };
         let converted = cluster_queue(&ctx, &cq.obj, &topology_flavors)?;
         for g in &converted.resource_groups {
             for f in &g.flavors {
@@ -477,56 +649,96 @@ pub fn convert(inv: &Inventory, opts: &ConvertOptions) -> Result<Converted, Inpu
         out.state.cluster_queues.insert(name, converted);
     }
     for lq in &inv.local_queues {
-        let ns = lq.obj.metadata.namespace.clone().unwrap_or_else(|| "default".to_string());
+        let ns = lq
+            .obj
+            .metadata
+            .namespace
+            .clone()
+            .unwrap_or_else(|| "default".to_string());
         out.state.namespaces.entry(ns.clone()).or_default();
         out.state.local_queues.insert(
             (ns, name_of(&lq.obj.metadata)),
-            m::LocalQueue { cluster_queue: lq.obj.spec.cluster_queue.clone().unwrap_or_default(), stop_policy: stop(lq.obj.spec.stop_policy) },
+            m::LocalQueue {
+                cluster_queue: lq.obj.spec.cluster_queue.clone().unwrap_or_default(),
+                stop_policy: stop(lq.obj.spec.stop_policy),
+            },
         );
     }
     for n in &inv.namespaces {
-        out.state.namespaces.insert(name_of(&n.obj.metadata), n.obj.metadata.labels.clone().unwrap_or_default());
+        out.state.namespaces.insert(
+            name_of(&n.obj.metadata),
+            n.obj.metadata.labels.clone().unwrap_or_default(),
+        );
     }
-    let priorities: BTreeMap<String, i32> = inv.priority_classes.iter().map(|p| (name_of(&p.obj.metadata), p.obj.value)).collect();
+    let priorities: BTreeMap<String, i32> = inv
+        .priority_classes
+        .iter()
+        .map(|p| (name_of(&p.obj.metadata), p.obj.value))
+        .collect();
 
     // Workloads in input order; a Job contributes its Workload unless that is given too.
-    let mut entries: Vec<(Workload, Origin, Option<String>)> =
-        inv.workloads.iter().map(|w| (w.obj.clone(), w.origin.clone(), None)).collect();
+    let mut entries: Vec<(Workload, Origin, Option<String>)> = inv
+        .workloads
+        .iter()
+        .map(|w| (w.obj.clone(), w.origin.clone(), None))
+        .collect();
     for job in &inv.jobs {
-        if inv.workloads.iter().any(|w| workload_belongs_to(&w.obj, &job.obj)) {
+        if inv
+            .workloads
+            .iter()
+            .any(|w| workload_belongs_to(&w.obj, &job.obj))
+        {
             continue;
         }
         let key = ns_name(&job.obj.metadata);
         match workload_for_job(&job.obj, &priorities) {
             Ok(w) => entries.push((w, job.origin.clone(), Some(key))),
-            Err(JobProblem::PriorityClassNotFound(pc)) => out.rejected_jobs.push(rejected(&job.obj, &job.origin, &pc)),
+            Err(JobProblem::PriorityClassNotFound(pc)) => {
+                out.rejected_jobs.push(rejected(&job.obj, &job.origin, &pc))
+            }
         }
     }
     entries.sort_by_key(|(_, o, _)| o.order);
     for (obj, origin, job) in entries {
-        let w = workload(&origin, &obj, origin.order as u64, opts.now, &exclude).map_err(|e| match &job {
-            // Point at the Job the user wrote, not the Workload built from it.
-            Some(j) => InputError {
-                object: Some(format!("Job {j}")),
-                field: e.field.map(|f| f.replacen("spec.podSets[0].template.", "spec.template.", 1)),
-                ..e
-            },
-            None => e,
-        })?;
+        let w =
+            workload(&origin, &obj, origin.order as u64, opts.now, &exclude).map_err(
+                |e| match &job {
+                    // Point at the Job the user wrote, not the Workload built from it.
+                    Some(j) => InputError {
+                        object: Some(format!("Job {j}")),
+                        field: e
+                            .field
+                            .map(|f| f.replacen("spec.podSets[0].template.", "spec.template.", 1)),
+                        ..e
+                    },
+                    None => e,
+                },
+            )?;
         out.state.namespaces.entry(w.namespace.clone()).or_default();
-        out.workloads.push(WorkloadEntry { key: w.key(), object: obj, origin, job });
+        out.workloads.push(WorkloadEntry {
+            key: w.key(),
+            object: obj,
+            origin,
+            job,
+        });
         out.state.workloads.push(w);
     }
     // The API server labels every namespace with its name; selectors may rely on it.
     for (name, labels) in &mut out.state.namespaces {
-        labels.entry("kubernetes.io/metadata.name".to_string()).or_insert_with(|| name.clone());
+        labels
+            .entry("kubernetes.io/metadata.name".to_string())
+            .or_insert_with(|| name.clone());
     }
     Ok(out)
 }
 
 fn rejected(job: &Job, origin: &Origin, priority_class: &str) -> RejectedJob {
     RejectedJob {
-        job: format!("{}/{}", job.metadata.namespace.as_deref().unwrap_or("default"), job.metadata.name.as_deref().unwrap_or("")),
+        job: format!(
+            "{}/{}",
+            job.metadata.namespace.as_deref().unwrap_or("default"),
+            job.metadata.name.as_deref().unwrap_or("")
+        ),
         origin: origin.clone(),
         reason: "WorkloadPriorityClassNotFound".to_string(),
         message: format!("workloadPriorityClass \"{priority_class}\" not found"),

@@ -32,7 +32,12 @@ pub struct InputError {
 
 impl InputError {
     pub fn new(origin: &Origin, message: impl Into<String>) -> Self {
-        Self { origin: origin.clone(), object: None, field: None, message: message.into() }
+        Self {
+            origin: origin.clone(),
+            object: None,
+            field: None,
+            message: message.into(),
+        }
     }
 
     pub fn object(mut self, object: impl Into<String>) -> Self {

@@ -10,7 +10,9 @@ use serde::de::DeserializeOwned;
 use super::documents::Document;
 use super::error::{InputError, Origin};
 use crate::api::config::Configuration;
-use crate::api::{ClusterQueue, Cohort, LocalQueue, ResourceFlavor, Workload, WorkloadPriorityClass};
+use crate::api::{
+    ClusterQueue, Cohort, LocalQueue, ResourceFlavor, Workload, WorkloadPriorityClass,
+};
 
 /// An object and where it came from.
 #[derive(Debug, Clone)]
@@ -37,11 +39,24 @@ pub struct Inventory {
 }
 
 fn describe(value: &serde_json::Value) -> (String, String) {
-    let kind = value.get("kind").and_then(|k| k.as_str()).unwrap_or("").to_string();
+    let kind = value
+        .get("kind")
+        .and_then(|k| k.as_str())
+        .unwrap_or("")
+        .to_string();
     let meta = value.get("metadata");
-    let name = meta.and_then(|m| m.get("name")).and_then(|n| n.as_str()).unwrap_or("");
-    let ns = meta.and_then(|m| m.get("namespace")).and_then(|n| n.as_str());
-    let what = if kind.is_empty() { "object".to_string() } else { kind.clone() };
+    let name = meta
+        .and_then(|m| m.get("name"))
+        .and_then(|n| n.as_str())
+        .unwrap_or("");
+    let ns = meta
+        .and_then(|m| m.get("namespace"))
+        .and_then(|n| n.as_str());
+    let what = if kind.is_empty() {
+        "object".to_string()
+    } else {
+        kind.clone()
+    };
     let id = match (ns, name.is_empty()) {
         (Some(ns), _) => format!("{what} {ns}/{name}"),
         (None, true) => what,
@@ -51,8 +66,11 @@ fn describe(value: &serde_json::Value) -> (String, String) {
 }
 
 fn typed<T: DeserializeOwned>(doc: &Document, id: &str) -> Result<T, InputError> {
-    crate::api::from_value::<T>(doc.value.clone())
-        .map_err(|e| InputError::new(&doc.origin, e.message).object(id).field(e.path))
+    crate::api::from_value::<T>(doc.value.clone()).map_err(|e| {
+        InputError::new(&doc.origin, e.message)
+            .object(id)
+            .field(e.path)
+    })
 }
 
 impl Inventory {
@@ -62,41 +80,98 @@ impl Inventory {
         let mut ignored: BTreeMap<String, (usize, Origin)> = BTreeMap::new();
         let mut unlabelled_jobs = Vec::new();
         for doc in docs {
-            let api_version = doc.value.get("apiVersion").and_then(|v| v.as_str()).unwrap_or("").to_string();
+            let api_version = doc
+                .value
+                .get("apiVersion")
+                .and_then(|v| v.as_str())
+                .unwrap_or("")
+                .to_string();
             let (kind, id) = describe(&doc.value);
             if api_version.is_empty() || kind.is_empty() {
-                let missing = if api_version.is_empty() { "apiVersion" } else { "kind" };
-                return Err(InputError::new(&doc.origin, "required field is missing").object(id).field(missing));
+                let missing = if api_version.is_empty() {
+                    "apiVersion"
+                } else {
+                    "kind"
+                };
+                return Err(InputError::new(&doc.origin, "required field is missing")
+                    .object(id)
+                    .field(missing));
             }
-            if doc.value.get("metadata").and_then(|m| m.get("name")).is_none() && kind != "Configuration" {
-                return Err(InputError::new(&doc.origin, "required field is missing").object(id).field("metadata.name"));
+            if doc
+                .value
+                .get("metadata")
+                .and_then(|m| m.get("name"))
+                .is_none()
+                && kind != "Configuration"
+            {
+                return Err(InputError::new(&doc.origin, "required field is missing")
+                    .object(id)
+                    .field("metadata.name"));
             }
             let origin = doc.origin.clone();
             match (api_version.as_str(), kind.as_str()) {
-                ("kueue.x-k8s.io/v1beta1", "ResourceFlavor") => inv.flavors.push(Sourced { obj: typed(&doc, &id)?, origin }),
-                ("kueue.x-k8s.io/v1beta1", "Cohort") => inv.cohorts.push(Sourced { obj: typed(&doc, &id)?, origin }),
-                ("kueue.x-k8s.io/v1beta1", "ClusterQueue") => inv.cluster_queues.push(Sourced { obj: typed(&doc, &id)?, origin }),
-                ("kueue.x-k8s.io/v1beta1", "LocalQueue") => inv.local_queues.push(Sourced { obj: typed(&doc, &id)?, origin }),
+                ("kueue.x-k8s.io/v1beta1", "ResourceFlavor") => inv.flavors.push(Sourced {
+                    obj: typed(&doc, &id)?,
+                    origin,
+                }),
+                ("kueue.x-k8s.io/v1beta1", "Cohort") => inv.cohorts.push(Sourced {
+                    obj: typed(&doc, &id)?,
+                    origin,
+                }),
+                ("kueue.x-k8s.io/v1beta1", "ClusterQueue") => inv.cluster_queues.push(Sourced {
+                    obj: typed(&doc, &id)?,
+                    origin,
+                }),
+                ("kueue.x-k8s.io/v1beta1", "LocalQueue") => inv.local_queues.push(Sourced {
+                    obj: typed(&doc, &id)?,
+                    origin,
+                }),
                 ("kueue.x-k8s.io/v1beta1", "WorkloadPriorityClass") => {
-                    inv.priority_classes.push(Sourced { obj: typed(&doc, &id)?, origin })
+                    inv.priority_classes.push(Sourced {
+                        obj: typed(&doc, &id)?,
+                        origin,
+                    })
                 }
-                ("kueue.x-k8s.io/v1beta1", "Workload") => inv.workloads.push(Sourced { obj: typed(&doc, &id)?, origin }),
+                ("kueue.x-k8s.io/v1beta1", "Workload") => inv.workloads.push(Sourced {
+                    obj: typed(&doc, &id)?,
+                    origin,
+                }),
                 ("batch/v1", "Job") => {
                     let job: Job = typed(&doc, &id)?;
-                    let labelled = job.metadata.labels.as_ref().is_some_and(|l| l.contains_key(crate::api::QUEUE_NAME_LABEL));
+                    let labelled = job
+                        .metadata
+                        .labels
+                        .as_ref()
+                        .is_some_and(|l| l.contains_key(crate::api::QUEUE_NAME_LABEL));
                     if labelled {
                         inv.jobs.push(Sourced { obj: job, origin });
                     } else {
                         unlabelled_jobs.push(id);
                     }
                 }
-                ("v1", "Namespace") => inv.namespaces.push(Sourced { obj: typed(&doc, &id)?, origin }),
-                ("v1", "Node") => inv.nodes.push(Sourced { obj: typed(&doc, &id)?, origin }),
+                ("v1", "Namespace") => inv.namespaces.push(Sourced {
+                    obj: typed(&doc, &id)?,
+                    origin,
+                }),
+                ("v1", "Node") => inv.nodes.push(Sourced {
+                    obj: typed(&doc, &id)?,
+                    origin,
+                }),
                 ("config.kueue.x-k8s.io/v1beta1", "Configuration") => {
                     if let Some(previous) = &inv.config {
-                        return Err(InputError::new(&origin, format!("a second Configuration (the first is at {})", previous.origin)).object(id));
+                        return Err(InputError::new(
+                            &origin,
+                            format!(
+                                "a second Configuration (the first is at {})",
+                                previous.origin
+                            ),
+                        )
+                        .object(id));
                     }
-                    inv.config = Some(Sourced { obj: typed(&doc, &id)?, origin });
+                    inv.config = Some(Sourced {
+                        obj: typed(&doc, &id)?,
+                        origin,
+                    });
                 }
                 (v, _) if v.starts_with("kueue.x-k8s.io/") && v != "kueue.x-k8s.io/v1beta1" => {
                     return Err(InputError::new(
@@ -107,14 +182,22 @@ impl Inventory {
                     .field("apiVersion"));
                 }
                 _ => {
-                    let e = ignored.entry(format!("{api_version} {kind}")).or_insert((0, origin));
+                    let e = ignored
+                        .entry(format!("{api_version} {kind}"))
+                        .or_insert((0, origin));
                     e.0 += 1;
                 }
             }
         }
         for (what, (count, first)) in ignored {
-            let n = if count == 1 { "1 object".to_string() } else { format!("{count} objects") };
-            inv.warnings.push(format!("ignored {n} of kind {what} (first at {first}): simulate does not read this kind"));
+            let n = if count == 1 {
+                "1 object".to_string()
+            } else {
+                format!("{count} objects")
+            };
+            inv.warnings.push(format!(
+                "ignored {n} of kind {what} (first at {first}): simulate does not read this kind"
+            ));
         }
         if !unlabelled_jobs.is_empty() {
             inv.warnings.push(format!(

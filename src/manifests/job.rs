@@ -9,7 +9,9 @@ use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
 use sha1::{Digest, Sha1};
 
-use crate::api::{PRIORITY_CLASS_LABEL, PodSet, PriorityClassSource, QUEUE_NAME_LABEL, Workload, WorkloadSpec};
+use crate::api::{
+    PRIORITY_CLASS_LABEL, PodSet, PriorityClassSource, QUEUE_NAME_LABEL, Workload, WorkloadSpec,
+};
 
 /// Label carrying the owning Job's UID on its Workload.
 pub const JOB_UID_LABEL: &str = "kueue.x-k8s.io/job-uid";
@@ -41,7 +43,10 @@ pub enum JobProblem {
 }
 
 /// The Workload upstream would create for `job`, given the WorkloadPriorityClasses by name.
-pub fn workload_for_job(job: &Job, priority_classes: &BTreeMap<String, i32>) -> Result<Workload, JobProblem> {
+pub fn workload_for_job(
+    job: &Job,
+    priority_classes: &BTreeMap<String, i32>,
+) -> Result<Workload, JobProblem> {
     let meta = &job.metadata;
     let name = meta.name.clone().unwrap_or_default();
     let uid = meta.uid.clone().unwrap_or_default();
@@ -64,20 +69,31 @@ pub fn workload_for_job(job: &Job, priority_classes: &BTreeMap<String, i32>) -> 
         .as_ref()
         .and_then(|a| a.get(MIN_PARALLELISM_ANNOTATION))
         .and_then(|v| v.parse::<i32>().ok());
-    let (priority_class_name, priority, priority_class_source) = match labels.get(PRIORITY_CLASS_LABEL) {
-        Some(pc) => {
-            let value = *priority_classes.get(pc).ok_or_else(|| JobProblem::PriorityClassNotFound(pc.clone()))?;
-            (Some(pc.clone()), Some(value), PriorityClassSource::WorkloadPriorityClass)
-        }
-        None => (None, None, PriorityClassSource::Unset),
-    };
+    let (priority_class_name, priority, priority_class_source) =
+        match labels.get(PRIORITY_CLASS_LABEL) {
+            Some(pc) => {
+                let value = *priority_classes
+                    .get(pc)
+                    .ok_or_else(|| JobProblem::PriorityClassNotFound(pc.clone()))?;
+                (
+                    Some(pc.clone()),
+                    Some(value),
+                    PriorityClassSource::WorkloadPriorityClass,
+                )
+            }
+            None => (None, None, PriorityClassSource::Unset),
+        };
     let mut wl_labels = BTreeMap::new();
     if !uid.is_empty() {
         wl_labels.insert(JOB_UID_LABEL.to_string(), uid.clone());
     }
     let metadata = ObjectMeta {
         name: Some(workload_name_for_job(&name, &uid)),
-        namespace: Some(meta.namespace.clone().unwrap_or_else(|| "default".to_string())),
+        namespace: Some(
+            meta.namespace
+                .clone()
+                .unwrap_or_else(|| "default".to_string()),
+        ),
         labels: (!wl_labels.is_empty()).then_some(wl_labels),
         creation_timestamp: meta.creation_timestamp.clone(),
         owner_references: Some(vec![OwnerReference {
@@ -98,20 +114,30 @@ pub fn workload_for_job(job: &Job, priority_classes: &BTreeMap<String, i32>) -> 
         priority,
         priority_class_source,
         active: true,
-        maximum_execution_time_seconds: labels.get("kueue.x-k8s.io/max-exec-time-seconds").and_then(|v| v.parse().ok()),
+        maximum_execution_time_seconds: labels
+            .get("kueue.x-k8s.io/max-exec-time-seconds")
+            .and_then(|v| v.parse().ok()),
     };
-    Ok(Workload { metadata, spec, status: None })
+    Ok(Workload {
+        metadata,
+        spec,
+        status: None,
+    })
 }
 
 /// Does `wl` belong to `job` (owner reference, or the name upstream would give it)?
 pub fn workload_belongs_to(wl: &Workload, job: &Job) -> bool {
     let job_name = job.metadata.name.as_deref().unwrap_or("");
     let job_uid = job.metadata.uid.as_deref().unwrap_or("");
-    if wl.metadata.namespace.as_deref().unwrap_or("default") != job.metadata.namespace.as_deref().unwrap_or("default") {
+    if wl.metadata.namespace.as_deref().unwrap_or("default")
+        != job.metadata.namespace.as_deref().unwrap_or("default")
+    {
         return false;
     }
     let owned = wl.metadata.owner_references.iter().flatten().any(|o| {
-        o.kind == "Job" && o.name == job_name && (job_uid.is_empty() || o.uid.is_empty() || o.uid == job_uid)
+        o.kind == "Job"
+            && o.name == job_name
+            && (job_uid.is_empty() || o.uid.is_empty() || o.uid == job_uid)
     });
     owned || wl.metadata.name.as_deref() == Some(workload_name_for_job(job_name, job_uid).as_str())
 }
@@ -142,6 +168,9 @@ mod tests {
             "metadata: {name: j, labels: {kueue.x-k8s.io/queue-name: q, kueue.x-k8s.io/priority-class: gold}}\nspec: {template: {spec: {containers: [{name: c}]}}}\n",
         )
         .unwrap();
-        assert_eq!(workload_for_job(&job, &BTreeMap::new()), Err(JobProblem::PriorityClassNotFound("gold".into())));
+        assert_eq!(
+            workload_for_job(&job, &BTreeMap::new()),
+            Err(JobProblem::PriorityClassNotFound("gold".into()))
+        );
     }
 }

@@ -7,7 +7,9 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{Container, PodSpec};
 
-use crate::scheduler::labels::{NodeSelectorTerm, Requirement, SelectorOp, TaintEffect, Toleration};
+use crate::scheduler::labels::{
+    NodeSelectorTerm, Requirement, SelectorOp, TaintEffect, Toleration,
+};
 use crate::scheduler::quantity::{Amount, QuantityError, parse_amount, sat_add};
 
 /// A failed quantity with the field path inside the pod spec.
@@ -17,20 +19,29 @@ pub struct PodFieldError {
     pub error: QuantityError,
 }
 
-fn container_requests(c: &Container, field: &str) -> Result<BTreeMap<String, Amount>, PodFieldError> {
+fn container_requests(
+    c: &Container,
+    field: &str,
+) -> Result<BTreeMap<String, Amount>, PodFieldError> {
     let mut out = BTreeMap::new();
-    let Some(res) = &c.resources else { return Ok(out) };
+    let Some(res) = &c.resources else {
+        return Ok(out);
+    };
     if let Some(limits) = &res.limits {
         for (name, q) in limits {
-            let v = parse_amount(name, &q.0)
-                .map_err(|error| PodFieldError { field: format!("{field}.resources.limits[{name}]"), error })?;
+            let v = parse_amount(name, &q.0).map_err(|error| PodFieldError {
+                field: format!("{field}.resources.limits[{name}]"),
+                error,
+            })?;
             out.insert(name.clone(), v);
         }
     }
     if let Some(requests) = &res.requests {
         for (name, q) in requests {
-            let v = parse_amount(name, &q.0)
-                .map_err(|error| PodFieldError { field: format!("{field}.resources.requests[{name}]"), error })?;
+            let v = parse_amount(name, &q.0).map_err(|error| PodFieldError {
+                field: format!("{field}.resources.requests[{name}]"),
+                error,
+            })?;
             out.insert(name.clone(), v);
         }
     }
@@ -52,10 +63,16 @@ fn max_into(a: &mut BTreeMap<String, Amount>, b: &BTreeMap<String, Amount>) {
 }
 
 /// Per-pod requests of a pod spec at `field` (e.g. `spec.template.spec`).
-pub fn pod_requests(spec: &PodSpec, field: &str) -> Result<BTreeMap<String, Amount>, PodFieldError> {
+pub fn pod_requests(
+    spec: &PodSpec,
+    field: &str,
+) -> Result<BTreeMap<String, Amount>, PodFieldError> {
     let mut reqs = BTreeMap::new();
     for (i, c) in spec.containers.iter().enumerate() {
-        add_into(&mut reqs, &container_requests(c, &format!("{field}.containers[{i}]"))?);
+        add_into(
+            &mut reqs,
+            &container_requests(c, &format!("{field}.containers[{i}]"))?,
+        );
     }
     let mut sidecars: BTreeMap<String, Amount> = BTreeMap::new();
     let mut init_peak: BTreeMap<String, Amount> = BTreeMap::new();
@@ -74,7 +91,10 @@ pub fn pod_requests(spec: &PodSpec, field: &str) -> Result<BTreeMap<String, Amou
     max_into(&mut reqs, &init_peak);
     if let Some(overhead) = &spec.overhead {
         for (name, q) in overhead {
-            let v = parse_amount(name, &q.0).map_err(|error| PodFieldError { field: format!("{field}.overhead[{name}]"), error })?;
+            let v = parse_amount(name, &q.0).map_err(|error| PodFieldError {
+                field: format!("{field}.overhead[{name}]"),
+                error,
+            })?;
             let e = reqs.entry(name.clone()).or_insert(0);
             *e = sat_add(*e, v);
         }
@@ -96,7 +116,14 @@ fn op(s: &str) -> Option<SelectorOp> {
 
 /// Required node affinity terms of a pod spec, if any.
 pub fn required_affinity(spec: &PodSpec) -> Option<Vec<NodeSelectorTerm>> {
-    let terms = &spec.affinity.as_ref()?.node_affinity.as_ref()?.required_during_scheduling_ignored_during_execution.as_ref()?.node_selector_terms;
+    let terms = &spec
+        .affinity
+        .as_ref()?
+        .node_affinity
+        .as_ref()?
+        .required_during_scheduling_ignored_during_execution
+        .as_ref()?
+        .node_selector_terms;
     Some(
         terms
             .iter()
@@ -106,7 +133,11 @@ pub fn required_affinity(spec: &PodSpec) -> Option<Vec<NodeSelectorTerm>> {
                     .iter()
                     .flatten()
                     .filter_map(|e| {
-                        Some(Requirement { key: e.key.clone(), op: op(&e.operator)?, values: e.values.clone().unwrap_or_default() })
+                        Some(Requirement {
+                            key: e.key.clone(),
+                            op: op(&e.operator)?,
+                            values: e.values.clone().unwrap_or_default(),
+                        })
                     })
                     .collect(),
             })
@@ -134,14 +165,22 @@ pub fn tolerations(list: &[k8s_openapi::api::core::v1::Toleration]) -> Vec<Toler
         .collect()
 }
 
-pub fn label_selector(sel: &k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector) -> crate::scheduler::labels::LabelSelector {
+pub fn label_selector(
+    sel: &k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
+) -> crate::scheduler::labels::LabelSelector {
     crate::scheduler::labels::LabelSelector {
         match_labels: sel.match_labels.clone().unwrap_or_default(),
         match_expressions: sel
             .match_expressions
             .iter()
             .flatten()
-            .filter_map(|e| Some(Requirement { key: e.key.clone(), op: op(&e.operator)?, values: e.values.clone().unwrap_or_default() }))
+            .filter_map(|e| {
+                Some(Requirement {
+                    key: e.key.clone(),
+                    op: op(&e.operator)?,
+                    values: e.values.clone().unwrap_or_default(),
+                })
+            })
             .collect(),
     }
 }
@@ -176,6 +215,9 @@ mod tests {
     fn bad_quantity_names_its_field() {
         let s = spec("containers:\n- name: a\n  resources: {requests: {cpu: lots}}\n");
         let e = pod_requests(&s, "spec.template.spec").unwrap_err();
-        assert_eq!(e.field, "spec.template.spec.containers[0].resources.requests[cpu]");
+        assert_eq!(
+            e.field,
+            "spec.template.spec.containers[0].resources.requests[cpu]"
+        );
     }
 }

@@ -9,15 +9,39 @@ use super::{Paint, finish, table};
 pub fn render(e: &Explanation, color: bool) -> String {
     let paint = Paint { color };
     let mut out = String::new();
-    let job = e.job.as_ref().map(|j| format!(" (Job {j})")).unwrap_or_default();
-    let _ = writeln!(out, "{}", paint.title(&format!("Workload {}{} is {}", e.workload, job, e.state)));
+    let job = e
+        .job
+        .as_ref()
+        .map(|j| format!(" (Job {j})"))
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "{}",
+        paint.title(&format!("Workload {}{} is {}", e.workload, job, e.state))
+    );
     if let Some(cq) = &e.cluster_queue {
-        let cohort = e.cohort.as_ref().map(|c| format!(" in cohort {c}")).unwrap_or_default();
-        let class = e.priority_class.as_ref().map(|c| format!(" ({c})")).unwrap_or_default();
-        let _ = writeln!(out, "  LocalQueue {} -> ClusterQueue {cq}{cohort}, priority {}{class}", e.local_queue, e.priority);
+        let cohort = e
+            .cohort
+            .as_ref()
+            .map(|c| format!(" in cohort {c}"))
+            .unwrap_or_default();
+        let class = e
+            .priority_class
+            .as_ref()
+            .map(|c| format!(" ({c})"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "  LocalQueue {} -> ClusterQueue {cq}{cohort}, priority {}{class}",
+            e.local_queue, e.priority
+        );
     }
     if let Some(c) = &e.condition {
-        let _ = writeln!(out, "  Cluster says: QuotaReserved={} {}: {}", c.status, c.reason, c.message);
+        let _ = writeln!(
+            out,
+            "  Cluster says: QuotaReserved={} {}: {}",
+            c.status, c.reason, c.message
+        );
     }
     if !e.problems.is_empty() {
         let _ = writeln!(out, "\n{}", paint.title("Problems"));
@@ -36,42 +60,92 @@ pub fn render(e: &Explanation, color: bool) -> String {
         );
         for a in q.ahead.iter().take(10) {
             let req: Vec<String> = a.requests.iter().map(|(r, v)| format!("{r}={v}")).collect();
-            let _ = writeln!(out, "  - ahead: {} (priority {}, {})", a.workload, a.priority, req.join(", "));
+            let _ = writeln!(
+                out,
+                "  - ahead: {} (priority {}, {})",
+                a.workload,
+                a.priority,
+                req.join(", ")
+            );
         }
         if q.ahead.len() > 10 {
             let _ = writeln!(out, "  - ... and {} more", q.ahead.len() - 10);
         }
         if let Some(head) = &q.blocked_by_strict_fifo_head {
-            let _ = writeln!(out, "  The ClusterQueue is StrictFIFO: nothing behind {head} is admitted until it is.");
+            let _ = writeln!(
+                out,
+                "  The ClusterQueue is StrictFIFO: nothing behind {head} is admitted until it is."
+            );
         }
     }
     let ev = &e.evaluation;
     if !ev.pod_sets.is_empty() {
-        let heading = if e.state == "Pending" { "Why it waits" } else { "How it is admitted" };
+        let heading = if e.state == "Pending" {
+            "Why it waits"
+        } else {
+            "How it is admitted"
+        };
         let _ = writeln!(out, "\n{}", paint.title(heading));
         if !ev.message.is_empty() {
             let _ = writeln!(out, "  {}", ev.message);
         }
         for ps in &ev.pod_sets {
-            let _ = writeln!(out, "\n  Pod set {} ({} pod{}):", ps.name, ps.count, if ps.count == 1 { "" } else { "s" });
+            let _ = writeln!(
+                out,
+                "\n  Pod set {} ({} pod{}):",
+                ps.name,
+                ps.count,
+                if ps.count == 1 { "" } else { "s" }
+            );
             for r in &ps.uncovered_resources {
-                let _ = writeln!(out, "    {r}: no resource group of the ClusterQueue covers it");
+                let _ = writeln!(
+                    out,
+                    "    {r}: no resource group of the ClusterQueue covers it"
+                );
             }
             let mut t = table(
-                &["FLAVOR", "OUTCOME", "RESOURCE", "REQUESTED", "NOMINAL", "IN USE", "UNUSED NOMINAL", "FROM COHORT", "AVAILABLE", "MAX", "SHORT BY"],
+                &[
+                    "FLAVOR",
+                    "OUTCOME",
+                    "RESOURCE",
+                    "REQUESTED",
+                    "NOMINAL",
+                    "IN USE",
+                    "UNUSED NOMINAL",
+                    "FROM COHORT",
+                    "AVAILABLE",
+                    "MAX",
+                    "SHORT BY",
+                ],
                 false,
                 color,
             );
             for f in &ps.flavors {
-                let name = if f.chosen { format!("{} *", f.flavor) } else { f.flavor.clone() };
-                let outcome = if f.outcome.starts_with("fits") { paint.good(&f.outcome) } else { paint.warn(&f.outcome) };
+                let name = if f.chosen {
+                    format!("{} *", f.flavor)
+                } else {
+                    f.flavor.clone()
+                };
+                let outcome = if f.outcome.starts_with("fits") {
+                    paint.good(&f.outcome)
+                } else {
+                    paint.warn(&f.outcome)
+                };
                 if f.resources.is_empty() {
                     t.add_row(vec![paint.plain(&name), outcome]);
                     continue;
                 }
                 for (i, r) in f.resources.iter().enumerate() {
-                    let short = if r.short_by != "0" { paint.bad(&r.short_by) } else { paint.plain(&r.short_by) };
-                    let (n, o) = if i == 0 { (paint.plain(&name), outcome.clone()) } else { (paint.plain(""), paint.plain("")) };
+                    let short = if r.short_by != "0" {
+                        paint.bad(&r.short_by)
+                    } else {
+                        paint.plain(&r.short_by)
+                    };
+                    let (n, o) = if i == 0 {
+                        (paint.plain(&name), outcome.clone())
+                    } else {
+                        (paint.plain(""), paint.plain(""))
+                    };
                     t.add_row(vec![
                         n,
                         o,
@@ -96,21 +170,42 @@ pub fn render(e: &Explanation, color: bool) -> String {
                 }
             }
             for f in &ps.flavors {
-                for r in f.resources.iter().filter(|r| r.preemption.is_some() && r.short_by != "0") {
-                    let _ = writeln!(out, "    preemption for {} on {}: {}", r.resource, f.flavor, r.preemption.as_deref().unwrap_or(""));
+                for r in f
+                    .resources
+                    .iter()
+                    .filter(|r| r.preemption.is_some() && r.short_by != "0")
+                {
+                    let _ = writeln!(
+                        out,
+                        "    preemption for {} on {}: {}",
+                        r.resource,
+                        f.flavor,
+                        r.preemption.as_deref().unwrap_or("")
+                    );
                 }
             }
         }
-        if ev.pod_sets.iter().any(|p| p.flavors.iter().any(|f| f.chosen)) {
+        if ev
+            .pod_sets
+            .iter()
+            .any(|p| p.flavors.iter().any(|f| f.chosen))
+        {
             let _ = writeln!(out, "    (* the flavor chosen)");
         }
     }
     if let Some(p) = &e.preemption {
         let _ = writeln!(out, "\n{}", paint.title("Preemption"));
         if p.possible {
-            let _ = writeln!(out, "  It can preempt to make room; the scheduler would evict:");
+            let _ = writeln!(
+                out,
+                "  It can preempt to make room; the scheduler would evict:"
+            );
             for v in &p.would_preempt {
-                let _ = writeln!(out, "  - {} in {} (priority {}, {})", v.workload, v.cluster_queue, v.priority, v.reason);
+                let _ = writeln!(
+                    out,
+                    "  - {} in {} (priority {}, {})",
+                    v.workload, v.cluster_queue, v.priority, v.reason
+                );
             }
             let _ = writeln!(out, "  It is admitted once their pods have stopped.");
         } else if let Some(why) = &p.why_not {
@@ -123,24 +218,48 @@ pub fn render(e: &Explanation, color: bool) -> String {
     if !e.preempted_by_it.is_empty() {
         let _ = writeln!(out, "\n{}", paint.title("It preempted"));
         for v in &e.preempted_by_it {
-            let now = if v.still_evicted { "still evicted" } else { "admitted again since" };
+            let now = if v.still_evicted {
+                "still evicted"
+            } else {
+                "admitted again since"
+            };
             let _ = writeln!(out, "  - {} ({}; {now})", v.workload, v.reason);
         }
     }
     if !e.nodes.is_empty() {
         let _ = writeln!(out, "\n{}", paint.title("Nodes"));
         for n in &e.nodes {
-            let labels: Vec<String> = n.node_labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            let largest: Vec<String> = n.largest_allocatable.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            let labels: Vec<String> = n
+                .node_labels
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+            let largest: Vec<String> = n
+                .largest_allocatable
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
             let per_pod: Vec<String> = n.per_pod.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            let verdict = if n.one_pod_fits { "one pod fits".to_string() } else { "NO node can hold one pod".to_string() };
+            let verdict = if n.one_pod_fits {
+                "one pod fits".to_string()
+            } else {
+                "NO node can hold one pod".to_string()
+            };
             let _ = writeln!(
                 out,
                 "  flavor {} ({}): {} matching node(s), largest allocatable {}; a pod needs {}: {verdict}",
                 n.flavor,
-                if labels.is_empty() { "no labels".into() } else { labels.join(",") },
+                if labels.is_empty() {
+                    "no labels".into()
+                } else {
+                    labels.join(",")
+                },
                 n.matching_nodes,
-                if largest.is_empty() { "-".into() } else { largest.join(", ") },
+                if largest.is_empty() {
+                    "-".into()
+                } else {
+                    largest.join(", ")
+                },
                 per_pod.join(", ")
             );
         }
@@ -148,18 +267,42 @@ pub fn render(e: &Explanation, color: bool) -> String {
     if !e.next_steps.is_empty() {
         let _ = writeln!(out, "\n{}", paint.title("Next steps"));
         for (i, s) in e.next_steps.iter().enumerate() {
-            let mark = if s.verified { " [verified by simulation]" } else { "" };
+            let mark = if s.verified {
+                " [verified by simulation]"
+            } else {
+                ""
+            };
             let _ = writeln!(out, "  {}. {}{mark}", i + 1, s.summary);
             if let Some(c) = &s.command {
                 let _ = writeln!(out, "     {c}");
             }
             if !s.simulate_args.is_empty() {
-                let quoted: Vec<String> = s.simulate_args.iter().map(|a| if a.contains([';', ' ']) { format!("'{a}'") } else { a.clone() }).collect();
-                let _ = writeln!(out, "     check: kubectl kueue simulate {}", quoted.join(" "));
+                let quoted: Vec<String> = s
+                    .simulate_args
+                    .iter()
+                    .map(|a| {
+                        if a.contains([';', ' ']) {
+                            format!("'{a}'")
+                        } else {
+                            a.clone()
+                        }
+                    })
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "     check: kubectl kueue simulate {}",
+                    quoted.join(" ")
+                );
             }
         }
-    } else if e.state == "Pending" && e.problems.is_empty() && e.preemption.as_ref().is_none_or(|p| !p.possible) {
-        let _ = writeln!(out, "\nNo single change found that admits it now; it waits for quota to be released.");
+    } else if e.state == "Pending"
+        && e.problems.is_empty()
+        && e.preemption.as_ref().is_none_or(|p| !p.possible)
+    {
+        let _ = writeln!(
+            out,
+            "\nNo single change found that admits it now; it waits for quota to be released."
+        );
     }
     out
 }

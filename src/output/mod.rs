@@ -2,8 +2,8 @@
 //! colors only on a terminal (`NO_COLOR`, `--color`), `-o json|yaml|name`, and error text.
 //! Wording of explanations lives here, next to the data the engine returns.
 
-pub mod list;
 pub mod explain;
+pub mod list;
 pub mod simulate;
 pub mod status;
 
@@ -18,14 +18,17 @@ pub fn use_color(choice: ColorChoice) -> bool {
     match choice {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
-        ColorChoice::Auto => std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal(),
+        ColorChoice::Auto => {
+            std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal()
+        }
     }
 }
 
 /// A table that prints like kubectl's: no borders, three spaces between columns.
 pub fn table(headers: &[&str], no_headers: bool, color: bool) -> Table {
     let mut t = Table::new();
-    t.load_style(presets::NOTHING).set_content_arrangement(ContentArrangement::Disabled);
+    t.load_style(presets::NOTHING)
+        .set_content_arrangement(ContentArrangement::Disabled);
     if color {
         t.enforce_styling();
     } else {
@@ -49,7 +52,11 @@ pub fn finish(t: &mut Table) -> String {
             c.set_cell_alignment(CellAlignment::Left);
         }
     }
-    t.to_string().lines().map(str::trim_end).collect::<Vec<_>>().join("\n")
+    t.to_string()
+        .lines()
+        .map(str::trim_end)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Cell helpers that color only when enabled.

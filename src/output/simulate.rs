@@ -8,8 +8,8 @@ use std::fmt::Write;
 use crate::scheduler::Engine;
 use crate::scheduler::decision::{Decision, PendingDetail};
 use crate::scheduler::quantity::format_amount;
-use crate::simulate::result::History;
 use crate::simulate::Simulation;
+use crate::simulate::result::History;
 
 use super::{Paint, bar, finish, table};
 
@@ -35,8 +35,12 @@ fn ends(sim: &Simulation) -> BTreeMap<String, End> {
                 End::Pending(r.as_str().to_string())
             } else {
                 match last.get(key.as_str()) {
-                    Some(Decision::Pending { reason, .. }) => End::Pending(reason.as_str().to_string()),
-                    Some(Decision::Preempting { .. }) => End::Pending("WaitingForPreemptedWorkloads".into()),
+                    Some(Decision::Pending { reason, .. }) => {
+                        End::Pending(reason.as_str().to_string())
+                    }
+                    Some(Decision::Preempting { .. }) => {
+                        End::Pending("WaitingForPreemptedWorkloads".into())
+                    }
                     _ => End::Pending("PendingEvaluation".into()),
                 }
             };
@@ -55,18 +59,34 @@ fn pending_message(sim: &Simulation, key: &str) -> (String, String) {
     }
     match sim.report.last_decisions().get(key) {
         // Parked along with an equivalent workload: say why that one waits.
-        Some(Decision::Pending { reason, detail: PendingDetail::SameAsEquivalent { workload }, .. }) => {
+        Some(Decision::Pending {
+            reason,
+            detail: PendingDetail::SameAsEquivalent { workload },
+            ..
+        }) => {
             let (_, why) = pending_message(sim, workload);
-            (reason.as_str().to_string(), format!("like its equivalent {workload}: {why}"))
+            (
+                reason.as_str().to_string(),
+                format!("like its equivalent {workload}: {why}"),
+            )
         }
-        Some(Decision::Pending { reason, message, .. }) => (reason.as_str().to_string(), message.clone()),
-        Some(Decision::Preempting { message, .. }) => ("WaitingForPreemptedWorkloads".into(), message.clone()),
-        _ => ("PendingEvaluation".into(), "Workload is pending evaluation in the scheduling queue".into()),
+        Some(Decision::Pending {
+            reason, message, ..
+        }) => (reason.as_str().to_string(), message.clone()),
+        Some(Decision::Preempting { message, .. }) => {
+            ("WaitingForPreemptedWorkloads".into(), message.clone())
+        }
+        _ => (
+            "PendingEvaluation".into(),
+            "Workload is pending evaluation in the scheduling queue".into(),
+        ),
     }
 }
 
 fn flavors_of(engine: &Engine, key: &str) -> String {
-    let Some(adm) = engine.workload(key).and_then(|w| w.admission.as_ref()) else { return String::new() };
+    let Some(adm) = engine.workload(key).and_then(|w| w.admission.as_ref()) else {
+        return String::new();
+    };
     let mut parts: Vec<String> = Vec::new();
     for ps in &adm.pod_sets {
         for (r, f) in &ps.flavors {
@@ -81,21 +101,47 @@ fn flavors_of(engine: &Engine, key: &str) -> String {
 }
 
 fn lq_of(engine: &Engine, key: &str) -> String {
-    engine.workload(key).map(|w| w.queue_name.clone()).unwrap_or_default()
+    engine
+        .workload(key)
+        .map(|w| w.queue_name.clone())
+        .unwrap_or_default()
 }
 
-pub fn render(sim: &Simulation, baseline: Option<&Simulation>, changes: &[String], wide: bool, no_headers: bool, color: bool) -> String {
+pub fn render(
+    sim: &Simulation,
+    baseline: Option<&Simulation>,
+    changes: &[String],
+    wide: bool,
+    no_headers: bool,
+    color: bool,
+) -> String {
     let paint = Paint { color };
     let mut out = String::new();
     let history = History::from_report(&sim.report);
     let end = ends(sim);
-    let admitted_now: Vec<&String> = history.admitted.keys().filter(|k| matches!(end.get(*k), Some(End::Admitted(_)))).collect();
-    let pending: Vec<&String> = end.iter().filter(|(_, e)| matches!(e, End::Pending(_))).map(|(k, _)| k).collect();
-    let running_before = sim.before.workloads().filter(|w| sim.before.holding_queue(&w.key()).is_some()).count();
+    let admitted_now: Vec<&String> = history
+        .admitted
+        .keys()
+        .filter(|k| matches!(end.get(*k), Some(End::Admitted(_))))
+        .collect();
+    let pending: Vec<&String> = end
+        .iter()
+        .filter(|(_, e)| matches!(e, End::Pending(_)))
+        .map(|(k, _)| k)
+        .collect();
+    let running_before = sim
+        .before
+        .workloads()
+        .filter(|w| sim.before.holding_queue(&w.key()).is_some())
+        .count();
     let _ = writeln!(
         out,
         "{} after {} scheduling cycle(s): {} admitted, {} preempted, {} pending ({} were holding quota before).",
-        if sim.report.converged { "Fixpoint" } else { "Stopped" },
+        if sim.report.converged {
+            "Fixpoint"
+        } else {
+            "Stopped"
+        },
         sim.report.cycles,
         admitted_now.len(),
         history.preempted.len(),
@@ -105,7 +151,14 @@ pub fn render(sim: &Simulation, baseline: Option<&Simulation>, changes: &[String
 
     // Quota.
     let _ = writeln!(out, "\n{}", paint.title("QUOTA"));
-    let mut headers = vec!["CLUSTERQUEUE", "COHORT", "FLAVOR", "RESOURCE", "NOMINAL", "BORROWING LIMIT"];
+    let mut headers = vec![
+        "CLUSTERQUEUE",
+        "COHORT",
+        "FLAVOR",
+        "RESOURCE",
+        "NOMINAL",
+        "BORROWING LIMIT",
+    ];
     if wide {
         headers.push("LENDING LIMIT");
     }
@@ -115,34 +168,58 @@ pub fn render(sim: &Simulation, baseline: Option<&Simulation>, changes: &[String
         .before
         .cluster_queues()
         .into_iter()
-        .flat_map(|c| c.usage.into_iter().map(move |u| ((c.name.clone(), u.flavor, u.resource), u.reserved)))
+        .flat_map(|c| {
+            c.usage
+                .into_iter()
+                .map(move |u| ((c.name.clone(), u.flavor, u.resource), u.reserved))
+        })
         .collect();
     let mut hidden = 0;
     for cq in sim.after.cluster_queues() {
         for u in &cq.usage {
-            let b = before.get(&(cq.name.clone(), u.flavor.clone(), u.resource.clone())).copied().unwrap_or(0);
+            let b = before
+                .get(&(cq.name.clone(), u.flavor.clone(), u.resource.clone()))
+                .copied()
+                .unwrap_or(0);
             if !wide && b == 0 && u.reserved == 0 {
                 hidden += 1;
                 continue;
             }
             let r = &u.resource;
-            let cap = u.nominal.saturating_add(if cq.cohort.is_some() { u.borrowing_limit.unwrap_or(0) } else { 0 });
+            let cap = u.nominal.saturating_add(if cq.cohort.is_some() {
+                u.borrowing_limit.unwrap_or(0)
+            } else {
+                0
+            });
             let mut row = vec![
                 paint.plain(&cq.name),
                 paint.plain(cq.cohort.as_deref().unwrap_or("-")),
                 paint.plain(&u.flavor),
                 paint.plain(r),
                 paint.plain(format_amount(r, u.nominal)),
-                paint.plain(u.borrowing_limit.map_or("-".into(), |v| format_amount(r, v))),
+                paint.plain(
+                    u.borrowing_limit
+                        .map_or("-".into(), |v| format_amount(r, v)),
+                ),
             ];
             if wide {
                 row.push(paint.plain(u.lending_limit.map_or("-".into(), |v| format_amount(r, v))));
             }
             let after = format_amount(r, u.reserved);
             row.push(paint.plain(format_amount(r, b)));
-            row.push(if u.reserved > b { paint.good(after) } else if u.reserved < b { paint.warn(after) } else { paint.plain(after) });
+            row.push(if u.reserved > b {
+                paint.good(after)
+            } else if u.reserved < b {
+                paint.warn(after)
+            } else {
+                paint.plain(after)
+            });
             row.push(paint.plain(bar(u.reserved, cap.max(u.reserved), 10)));
-            row.push(if u.borrowed > 0 { paint.warn(format_amount(r, u.borrowed)) } else { paint.plain("0") });
+            row.push(if u.borrowed > 0 {
+                paint.warn(format_amount(r, u.borrowed))
+            } else {
+                paint.plain("0")
+            });
             t.add_row(row);
         }
     }
@@ -152,25 +229,63 @@ pub fn render(sim: &Simulation, baseline: Option<&Simulation>, changes: &[String
         let _ = writeln!(out, "{}", finish(&mut t));
     }
     if hidden > 0 {
-        let _ = writeln!(out, "({hidden} resource(s) with no usage before or after not shown; -o wide shows them)");
+        let _ = writeln!(
+            out,
+            "({hidden} resource(s) with no usage before or after not shown; -o wide shows them)"
+        );
     }
 
     // Admitted.
     if !admitted_now.is_empty() {
-        let _ = writeln!(out, "\n{}", paint.title(&format!("ADMITTED ({})", admitted_now.len())));
-        let mut t = table(&["WORKLOAD", "LOCALQUEUE", "CLUSTERQUEUE", "PRIORITY", "ASSIGNED"], no_headers, color);
+        let _ = writeln!(
+            out,
+            "\n{}",
+            paint.title(&format!("ADMITTED ({})", admitted_now.len()))
+        );
+        let mut t = table(
+            &[
+                "WORKLOAD",
+                "LOCALQUEUE",
+                "CLUSTERQUEUE",
+                "PRIORITY",
+                "ASSIGNED",
+            ],
+            no_headers,
+            color,
+        );
         for key in &admitted_now {
             let cq = sim.after.holding_queue(key).unwrap_or("");
             let prio = sim.after.workload(key).map_or(0, |w| w.priority);
-            t.add_row(vec![paint.good(key), paint.plain(lq_of(&sim.after, key)), paint.plain(cq), paint.plain(prio), paint.plain(flavors_of(&sim.after, key))]);
+            t.add_row(vec![
+                paint.good(key),
+                paint.plain(lq_of(&sim.after, key)),
+                paint.plain(cq),
+                paint.plain(prio),
+                paint.plain(flavors_of(&sim.after, key)),
+            ]);
         }
         let _ = writeln!(out, "{}", finish(&mut t));
     }
 
     // Preempted.
     if !history.preempted.is_empty() {
-        let _ = writeln!(out, "\n{}", paint.title(&format!("PREEMPTED ({})", history.preempted.len())));
-        let mut t = table(&["WORKLOAD", "CLUSTERQUEUE", "PRIORITY", "PREEMPTED BY", "REASON", "NOW"], no_headers, color);
+        let _ = writeln!(
+            out,
+            "\n{}",
+            paint.title(&format!("PREEMPTED ({})", history.preempted.len()))
+        );
+        let mut t = table(
+            &[
+                "WORKLOAD",
+                "CLUSTERQUEUE",
+                "PRIORITY",
+                "PREEMPTED BY",
+                "REASON",
+                "NOW",
+            ],
+            no_headers,
+            color,
+        );
         for (key, (by, reason, _)) in &history.preempted {
             let w = sim.after.workload(key);
             let now = match end.get(key) {
@@ -179,19 +294,40 @@ pub fn render(sim: &Simulation, baseline: Option<&Simulation>, changes: &[String
                 _ => "finished".into(),
             };
             let cq = history.preempted_from.get(key).cloned().unwrap_or_default();
-            t.add_row(vec![paint.bad(key), paint.plain(cq), paint.plain(w.map_or(0, |w| w.priority)), paint.plain(by), paint.plain(reason.as_str()), paint.plain(now)]);
+            t.add_row(vec![
+                paint.bad(key),
+                paint.plain(cq),
+                paint.plain(w.map_or(0, |w| w.priority)),
+                paint.plain(by),
+                paint.plain(reason.as_str()),
+                paint.plain(now),
+            ]);
         }
         let _ = writeln!(out, "{}", finish(&mut t));
     }
 
     // Pending.
     if !pending.is_empty() {
-        let _ = writeln!(out, "\n{}", paint.title(&format!("PENDING ({})", pending.len())));
-        let mut t = table(&["WORKLOAD", "LOCALQUEUE", "PRIORITY", "REASON", "MESSAGE"], no_headers, color);
+        let _ = writeln!(
+            out,
+            "\n{}",
+            paint.title(&format!("PENDING ({})", pending.len()))
+        );
+        let mut t = table(
+            &["WORKLOAD", "LOCALQUEUE", "PRIORITY", "REASON", "MESSAGE"],
+            no_headers,
+            color,
+        );
         for key in &pending {
             let (reason, message) = pending_message(sim, key);
             let prio = sim.after.workload(key).map_or(0, |w| w.priority);
-            t.add_row(vec![paint.warn(key), paint.plain(lq_of(&sim.after, key)), paint.plain(prio), paint.plain(reason), paint.plain(message)]);
+            t.add_row(vec![
+                paint.warn(key),
+                paint.plain(lq_of(&sim.after, key)),
+                paint.plain(prio),
+                paint.plain(reason),
+                paint.plain(message),
+            ]);
         }
         let _ = writeln!(out, "{}", finish(&mut t));
     }
@@ -199,8 +335,16 @@ pub fn render(sim: &Simulation, baseline: Option<&Simulation>, changes: &[String
     // What the edits change.
     if let Some(base) = baseline {
         let base_end = ends(base);
-        let _ = writeln!(out, "\n{}", paint.title(&format!("WHAT YOUR CHANGES DO ({})", changes.join(" "))));
-        let mut t = table(&["WORKLOAD", "WITHOUT CHANGES", "WITH CHANGES"], no_headers, color);
+        let _ = writeln!(
+            out,
+            "\n{}",
+            paint.title(&format!("WHAT YOUR CHANGES DO ({})", changes.join(" ")))
+        );
+        let mut t = table(
+            &["WORKLOAD", "WITHOUT CHANGES", "WITH CHANGES"],
+            no_headers,
+            color,
+        );
         let mut changes = 0;
         for (key, e) in &end {
             let b = base_end.get(key);
@@ -221,7 +365,10 @@ pub fn render(sim: &Simulation, baseline: Option<&Simulation>, changes: &[String
             t.add_row(vec![paint.plain(key), paint.plain(show(b)), cell]);
         }
         if changes == 0 {
-            let _ = writeln!(out, "Nothing: every workload ends up the same with and without the changes.");
+            let _ = writeln!(
+                out,
+                "Nothing: every workload ends up the same with and without the changes."
+            );
         } else {
             let _ = writeln!(out, "{}", finish(&mut t));
         }

@@ -5,7 +5,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::decision::{CycleOutcome, Decision, FitMode, PendingDetail, PendingReason, Target, WorkloadDecision};
+use super::decision::{
+    CycleOutcome, Decision, FitMode, PendingDetail, PendingReason, Target, WorkloadDecision,
+};
 use super::fair_sharing;
 use super::flavor_assigner::{Assigned, Assigner};
 use super::model::{Admission, Millis, PodSetAdmission, PreemptionPolicy};
@@ -55,7 +57,10 @@ impl Engine {
                 heads.push((cq, key));
             }
         }
-        let mut outcome = CycleOutcome { cycle: self.cycle, decisions: Vec::new() };
+        let mut outcome = CycleOutcome {
+            cycle: self.cycle,
+            decisions: Vec::new(),
+        };
         if heads.is_empty() {
             return outcome;
         }
@@ -69,7 +74,13 @@ impl Engine {
         let mut preempted: BTreeSet<WlId> = BTreeSet::new();
         let mut temporary: Vec<(NodeId, Vec<(Fr, Amount)>)> = Vec::new();
         for &i in &order {
-            self.process(&mut entries[i], &mut preempted, &mut temporary, now, &mut outcome);
+            self.process(
+                &mut entries[i],
+                &mut preempted,
+                &mut temporary,
+                now,
+                &mut outcome,
+            );
         }
         for (node, usage) in temporary {
             self.tree.remove_usages(node, &usage);
@@ -78,7 +89,8 @@ impl Engine {
             if e.status == Status::Admitted {
                 continue;
             }
-            let reason = if e.status != Status::NotNominated && e.requeue == RequeueReason::Generic {
+            let reason = if e.status != Status::NotNominated && e.requeue == RequeueReason::Generic
+            {
                 RequeueReason::FailedAfterNomination
             } else {
                 e.requeue
@@ -88,16 +100,24 @@ impl Engine {
             if e.clear_last {
                 st.last = None;
             } else if let Some(a) = &e.assigned {
-                st.last = Some(LastState { cycle, ..a.last.clone() });
+                st.last = Some(LastState {
+                    cycle,
+                    ..a.last.clone()
+                });
             }
             let pending_flavors = st.last.as_ref().is_some_and(LastState::pending_flavors);
             let hash = st.hash;
-            let parked_with = self.queues[e.cq].requeue(e.key, hash, reason, pending_flavors, false);
+            let parked_with =
+                self.queues[e.cq].requeue(e.key, hash, reason, pending_flavors, false);
             if e.preempting {
                 continue;
             }
             let view = self.view(now);
-            let assignment = if self.detailed_pending { e.assigned.as_ref().map(|a| a.to_report(&view)) } else { None };
+            let assignment = if self.detailed_pending {
+                e.assigned.as_ref().map(|a| a.to_report(&view))
+            } else {
+                None
+            };
             let cq_name = self.cqs[e.cq].name.clone();
             let head = self.wl(e.wl).key.clone();
             for id in parked_with {
@@ -161,7 +181,9 @@ impl Engine {
                 e.inadmissible = true;
                 e.reason = PendingReason::Misconfigured;
                 e.message = "workload namespace doesn't match ClusterQueue selector".to_string();
-                e.detail = PendingDetail::NamespaceNotSelected { namespace: self.wl(wl).w.namespace.clone() };
+                e.detail = PendingDetail::NamespaceNotSelected {
+                    namespace: self.wl(wl).w.namespace.clone(),
+                };
                 e.requeue = RequeueReason::NamespaceMismatch;
                 entries.push(e);
                 continue;
@@ -176,14 +198,28 @@ impl Engine {
     }
 
     /// Flavor assignment plus preemption targets, with partial admission as a fallback.
-    pub(crate) fn assignments(&mut self, wl: WlId, cq: CqId, now: Millis) -> (Assigned, Vec<Victim>) {
+    pub(crate) fn assignments(
+        &mut self,
+        wl: WlId,
+        cq: CqId,
+        now: Millis,
+    ) -> (Assigned, Vec<Victim>) {
         let cycle = self.cycle;
         let generation = self.cqs[cq].generation;
-        let last = self.wl(wl).last.clone().filter(|l| cycle.saturating_sub(l.cycle) <= 1 || generation <= l.generation);
+        let last = self
+            .wl(wl)
+            .last
+            .clone()
+            .filter(|l| cycle.saturating_sub(l.cycle) <= 1 || generation <= l.generation);
         let mut tree = std::mem::take(&mut self.tree);
         let result = {
             let view = self.view(now);
-            let assigner = Assigner { view: &view, wl, cq, last: last.as_ref() };
+            let assigner = Assigner {
+                view: &view,
+                wl,
+                cq,
+                last: last.as_ref(),
+            };
             let full = assigner.assign(&mut tree, None);
             match full.mode() {
                 FitMode::Fit => (full, Vec::new()),
@@ -197,7 +233,8 @@ impl Engine {
                     }
                     match chosen {
                         Some(c) => c,
-                        None => partial(&view, &mut tree, &assigner, wl, cq).unwrap_or((full, Vec::new())),
+                        None => partial(&view, &mut tree, &assigner, wl, cq)
+                            .unwrap_or((full, Vec::new())),
                     }
                 }
             }
@@ -207,14 +244,21 @@ impl Engine {
     }
 
     fn entry_order(&mut self, entries: &[Entry], now: Millis) -> Vec<usize> {
-        let nominated: Vec<usize> = (0..entries.len()).filter(|&i| !entries[i].inadmissible).collect();
+        let nominated: Vec<usize> = (0..entries.len())
+            .filter(|&i| !entries[i].inadmissible)
+            .collect();
         if self.cfg.fair_sharing.is_none() {
             let mut order = nominated;
             order.sort_by_key(|&i| {
                 let e = &entries[i];
                 let st = self.wl(e.wl);
                 let borrowing = e.assigned.as_ref().map_or(0, |a| a.borrowing);
-                (borrowing, -i64::from(st.priority()), st.w.queue_time, st.w.tiebreak)
+                (
+                    borrowing,
+                    -i64::from(st.priority()),
+                    st.w.queue_time,
+                    st.w.tiebreak,
+                )
             });
             return order;
         }
@@ -224,7 +268,11 @@ impl Engine {
         let mut by_cq: BTreeMap<CqId, usize> = BTreeMap::new();
         for &i in &nominated {
             let e = &entries[i];
-            let usage = e.assigned.as_ref().map(|a| a.usage.clone()).unwrap_or_default();
+            let usage = e
+                .assigned
+                .as_ref()
+                .map(|a| a.usage.clone())
+                .unwrap_or_default();
             remaining.insert(e.cq, fair_sharing::Contender { wl: e.wl, usage });
             by_cq.insert(e.cq, i);
         }
@@ -250,12 +298,16 @@ impl Engine {
         now: Millis,
         outcome: &mut CycleOutcome,
     ) {
-        let Some(assigned) = e.assigned.as_ref() else { return };
+        let Some(assigned) = e.assigned.as_ref() else {
+            return;
+        };
         let mode = assigned.mode();
         let node = self.cqs[e.cq].node;
         if mode == FitMode::NoFit {
             e.requeue = RequeueReason::NoFit;
-            e.reason = assigned.no_fit_reason.unwrap_or(PendingReason::WaitingForQuota);
+            e.reason = assigned
+                .no_fit_reason
+                .unwrap_or(PendingReason::WaitingForQuota);
             return;
         }
         if mode != FitMode::Fit && e.targets.is_empty() {
@@ -271,7 +323,8 @@ impl Engine {
         }
         if e.targets.iter().any(|t| preempted.contains(&t.wl)) {
             e.status = Status::Skipped;
-            e.message = "Workload has overlapping preemption targets with another workload".to_string();
+            e.message =
+                "Workload has overlapping preemption targets with another workload".to_string();
             e.reason = PendingReason::WaitingForQuota;
             e.detail = PendingDetail::OverlappingTargets;
             return;
@@ -316,7 +369,14 @@ impl Engine {
             .collect()
     }
 
-    fn fits_after_removals(&mut self, cq: CqId, usage: &[(Fr, Amount)], preempted: &BTreeSet<WlId>, targets: &[Victim], now: Millis) -> bool {
+    fn fits_after_removals(
+        &mut self,
+        cq: CqId,
+        usage: &[(Fr, Amount)],
+        preempted: &BTreeSet<WlId>,
+        targets: &[Victim],
+        now: Millis,
+    ) -> bool {
         let mut removed: BTreeSet<WlId> = preempted.clone();
         removed.extend(targets.iter().map(|t| t.wl));
         let mut tree = std::mem::take(&mut self.tree);
@@ -338,8 +398,17 @@ impl Engine {
 
     fn issue_preemptions(&mut self, e: &mut Entry, now: Millis, outcome: &mut CycleOutcome) {
         let preemptor = self.wl(e.wl);
-        let uid = if preemptor.w.uid.is_empty() { "UNKNOWN".to_string() } else { preemptor.w.uid.clone() };
-        let job_uid = preemptor.w.job_uid.clone().filter(|u| !u.is_empty()).unwrap_or_else(|| "UNKNOWN".to_string());
+        let uid = if preemptor.w.uid.is_empty() {
+            "UNKNOWN".to_string()
+        } else {
+            preemptor.w.uid.clone()
+        };
+        let job_uid = preemptor
+            .w
+            .job_uid
+            .clone()
+            .filter(|u| !u.is_empty())
+            .unwrap_or_else(|| "UNKNOWN".to_string());
         let preemptor_path = self.cqs[e.cq].path.clone();
         let mut targets = Vec::with_capacity(e.targets.len());
         for v in &e.targets {
@@ -362,25 +431,47 @@ impl Engine {
             self.wl_mut(v.wl).evicted = true;
         }
         self.epoch += 1;
-        let message = format!("{}. Pending the preemption of {} workload(s)", e.message, targets.len());
+        let message = format!(
+            "{}. Pending the preemption of {} workload(s)",
+            e.message,
+            targets.len()
+        );
         e.preempting = true;
         e.clear_last = true;
         e.requeue = RequeueReason::PendingPreemption;
         e.reason = PendingReason::WaitingForPreemptedWorkloads;
         e.message = message.clone();
         let view = self.view(now);
-        let assignment = e.assigned.as_ref().map(|a| a.to_report(&view)).unwrap_or_default();
+        let assignment = e
+            .assigned
+            .as_ref()
+            .map(|a| a.to_report(&view))
+            .unwrap_or_default();
         outcome.decisions.push(WorkloadDecision {
             workload: self.wl(e.wl).key.clone(),
-            decision: Decision::Preempting { cluster_queue: self.cqs[e.cq].name.clone(), assignment, targets, message },
+            decision: Decision::Preempting {
+                cluster_queue: self.cqs[e.cq].name.clone(),
+                assignment,
+                targets,
+                message,
+            },
         });
     }
 
-    fn admit(&mut self, e: &mut Entry, usage: Vec<(Fr, Amount)>, now: Millis, outcome: &mut CycleOutcome) {
+    fn admit(
+        &mut self,
+        e: &mut Entry,
+        usage: Vec<(Fr, Amount)>,
+        now: Millis,
+        outcome: &mut CycleOutcome,
+    ) {
         e.status = Status::Admitted;
         let report = {
             let view = self.view(now);
-            e.assigned.as_ref().map(|a| a.to_report(&view)).unwrap_or_default()
+            e.assigned
+                .as_ref()
+                .map(|a| a.to_report(&view))
+                .unwrap_or_default()
         };
         let admission = Admission {
             cluster_queue: self.cqs[e.cq].name.clone(),
@@ -389,7 +480,11 @@ impl Engine {
                 .iter()
                 .map(|ps| PodSetAdmission {
                     name: ps.name.clone(),
-                    flavors: ps.flavors.iter().map(|(r, f, _)| (r.clone(), f.clone())).collect(),
+                    flavors: ps
+                        .flavors
+                        .iter()
+                        .map(|(r, f, _)| (r.clone(), f.clone()))
+                        .collect(),
                     resource_usage: ps.resource_usage.iter().cloned().collect(),
                     count: ps.count,
                 })
@@ -410,14 +505,28 @@ impl Engine {
         st.w.evicted = false;
         outcome.decisions.push(WorkloadDecision {
             workload: self.wl(e.wl).key.clone(),
-            decision: Decision::Admitted { cluster_queue: self.cqs[e.cq].name.clone(), assignment: report },
+            decision: Decision::Admitted {
+                cluster_queue: self.cqs[e.cq].name.clone(),
+                assignment: report,
+            },
         });
     }
 }
 
-fn targets_for(view: &View, tree: &mut super::tree::Tree, wl: WlId, cq: CqId, assigned: &Assigned) -> Vec<Victim> {
+fn targets_for(
+    view: &View,
+    tree: &mut super::tree::Tree,
+    wl: WlId,
+    cq: CqId,
+    assigned: &Assigned,
+) -> Vec<Victim> {
     let frs = assigned.frs_needing_preemption(view);
-    let req = Request { preemptor: wl, cq, frs: &frs, usage: &assigned.usage };
+    let req = Request {
+        preemptor: wl,
+        cq,
+        frs: &frs,
+        usage: &assigned.usage,
+    };
     preemption::get_targets(view, tree, &req)
 }
 
@@ -431,23 +540,28 @@ fn partial(
     cq: CqId,
 ) -> Option<(Assigned, Vec<Victim>)> {
     let st = view.wl(wl);
-    let (idx, ps) = st.pod_sets.iter().enumerate().find(|(_, p)| p.min_count.is_some_and(|m| m < p.count))?;
+    let (idx, ps) = st
+        .pod_sets
+        .iter()
+        .enumerate()
+        .find(|(_, p)| p.min_count.is_some_and(|m| m < p.count))?;
     let min = ps.min_count?.max(0);
     let full: Vec<i32> = st.pod_sets.iter().map(|p| p.count).collect();
     let delta = ps.count - min;
-    let try_count = |reduction: i32, tree: &mut super::tree::Tree| -> Option<(Assigned, Vec<Victim>)> {
-        let mut counts = full.clone();
-        counts[idx] = ps.count - reduction;
-        let a = assigner.assign(tree, Some(&counts));
-        match a.mode() {
-            FitMode::Fit => Some((a, Vec::new())),
-            FitMode::NoFit => None,
-            _ => {
-                let t = targets_for(view, tree, wl, cq, &a);
-                (!t.is_empty()).then_some((a, t))
+    let try_count =
+        |reduction: i32, tree: &mut super::tree::Tree| -> Option<(Assigned, Vec<Victim>)> {
+            let mut counts = full.clone();
+            counts[idx] = ps.count - reduction;
+            let a = assigner.assign(tree, Some(&counts));
+            match a.mode() {
+                FitMode::Fit => Some((a, Vec::new())),
+                FitMode::NoFit => None,
+                _ => {
+                    let t = targets_for(view, tree, wl, cq, &a);
+                    (!t.is_empty()).then_some((a, t))
+                }
             }
-        }
-    };
+        };
     // Smallest reduction in 1..=delta that works (monotonic, as upstream's sort.Search).
     let (mut lo, mut hi) = (1, delta + 1);
     let mut found = None;

@@ -87,7 +87,9 @@ impl PreemptionReason {
             PreemptionReason::InClusterQueue => "prioritization in the ClusterQueue",
             PreemptionReason::InCohortReclamation => "reclamation within the cohort",
             PreemptionReason::InCohortFairSharing => "Fair Sharing within the cohort",
-            PreemptionReason::InCohortReclaimWhileBorrowing => "reclamation within the cohort while borrowing",
+            PreemptionReason::InCohortReclaimWhileBorrowing => {
+                "reclamation within the cohort while borrowing"
+            }
         }
     }
 
@@ -164,7 +166,11 @@ pub enum FlavorOutcome {
     NotFound,
     UntoleratedTaint(Taint),
     AffinityMismatch,
-    Quota { mode: FitMode, borrow_level: u32, checks: Vec<ResourceCheck> },
+    Quota {
+        mode: FitMode,
+        borrow_level: u32,
+        checks: Vec<ResourceCheck>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -215,12 +221,26 @@ pub struct Target {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Decision {
     /// Quota reserved: `status.admission` and `QuotaReserved=True`.
-    Admitted { cluster_queue: String, assignment: Assignment },
+    Admitted {
+        cluster_queue: String,
+        assignment: Assignment,
+    },
     /// Victims are being evicted; the workload waits for them.
-    Preempting { cluster_queue: String, assignment: Assignment, targets: Vec<Target>, message: String },
+    Preempting {
+        cluster_queue: String,
+        assignment: Assignment,
+        targets: Vec<Target>,
+        message: String,
+    },
     /// Not admitted this time. `assignment` is set when the engine records details
     /// (`Engine::set_detailed_pending`); `Engine::evaluate` gives it on demand.
-    Pending { cluster_queue: Option<String>, reason: PendingReason, message: String, assignment: Option<Assignment>, detail: PendingDetail },
+    Pending {
+        cluster_queue: Option<String>,
+        reason: PendingReason,
+        message: String,
+        assignment: Option<Assignment>,
+        detail: PendingDetail,
+    },
 }
 
 /// Extra structured context for a pending outcome.
@@ -236,14 +256,29 @@ pub enum PendingDetail {
     NoCandidates,
     /// Parked without evaluation: an equivalent workload (same priority and podSets) just
     /// failed with this reason.
-    SameAsEquivalent { workload: String },
-    NoLocalQueue { local_queue: String },
-    NoClusterQueue { cluster_queue: String },
-    ClusterQueueInactive { cluster_queue: String, why: InactiveReason },
-    LocalQueueStopped { local_queue: String },
+    SameAsEquivalent {
+        workload: String,
+    },
+    NoLocalQueue {
+        local_queue: String,
+    },
+    NoClusterQueue {
+        cluster_queue: String,
+    },
+    ClusterQueueInactive {
+        cluster_queue: String,
+        why: InactiveReason,
+    },
+    LocalQueueStopped {
+        local_queue: String,
+    },
     Deactivated,
-    NamespaceNotSelected { namespace: String },
-    Unsupported { fields: Vec<String> },
+    NamespaceNotSelected {
+        namespace: String,
+    },
+    Unsupported {
+        fields: Vec<String>,
+    },
 }
 
 /// Why a ClusterQueue is not active (upstream's `Active` condition reasons and ours).
@@ -269,11 +304,19 @@ impl InactiveReason {
         match self {
             InactiveReason::Stopped => "Can't admit new workloads: is stopped.".to_string(),
             InactiveReason::FlavorNotFound(f) => {
-                format!("Can't admit new workloads: references missing ResourceFlavor(s): {}.", f.join(","))
+                format!(
+                    "Can't admit new workloads: references missing ResourceFlavor(s): {}.",
+                    f.join(",")
+                )
             }
-            InactiveReason::CohortCycle(c) => format!("Can't admit new workloads: cohort {c} is part of a cycle."),
+            InactiveReason::CohortCycle(c) => {
+                format!("Can't admit new workloads: cohort {c} is part of a cycle.")
+            }
             InactiveReason::Unsupported(f) => {
-                format!("Can't admit new workloads: uses features kubectl-kueue does not support: {}.", f.join(", "))
+                format!(
+                    "Can't admit new workloads: uses features kubectl-kueue does not support: {}.",
+                    f.join(", ")
+                )
             }
         }
     }
@@ -295,10 +338,14 @@ pub struct CycleOutcome {
 
 impl CycleOutcome {
     pub fn admitted(&self) -> impl Iterator<Item = &WorkloadDecision> {
-        self.decisions.iter().filter(|d| matches!(d.decision, Decision::Admitted { .. }))
+        self.decisions
+            .iter()
+            .filter(|d| matches!(d.decision, Decision::Admitted { .. }))
     }
 
     pub fn preempting(&self) -> impl Iterator<Item = &WorkloadDecision> {
-        self.decisions.iter().filter(|d| matches!(d.decision, Decision::Preempting { .. }))
+        self.decisions
+            .iter()
+            .filter(|d| matches!(d.decision, Decision::Preempting { .. }))
     }
 }

@@ -10,7 +10,11 @@ use super::state::{CqId, Engine, namespace_matches};
 impl Engine {
     /// Adds or replaces a workload. A replaced workload that held quota gives it back first.
     pub fn upsert_workload(&mut self, w: Workload) {
-        let freed = self.wl_ids.get(&w.key()).copied().and_then(|id| self.forget(id));
+        let freed = self
+            .wl_ids
+            .get(&w.key())
+            .copied()
+            .and_then(|id| self.forget(id));
         self.insert_workload(w, true);
         if let Some(cq) = freed {
             self.retry_cohort(cq);
@@ -126,9 +130,18 @@ impl Engine {
         let mut moved = 0;
         let epoch = self.epoch;
         for c in 0..self.cqs.len() {
-            let Engine { wls, cqs, namespaces, cfg, queues, .. } = self;
+            let Engine {
+                wls,
+                cqs,
+                namespaces,
+                cfg,
+                queues,
+                ..
+            } = self;
             moved += queues[c].retry_inadmissible(|id| {
-                let Some(st) = wls[id].as_ref() else { return true };
+                let Some(st) = wls[id].as_ref() else {
+                    return true;
+                };
                 (only_stale && st.evaluated_at == epoch)
                     || st.w.requeue_blocked
                     || !namespace_matches(cfg, namespaces, &cqs[c], &st.w.namespace)
@@ -148,11 +161,23 @@ impl Engine {
             self.tree.subtree_cqs(root, &mut nodes);
         }
         for n in nodes {
-            let Some(c) = self.cq_of_node[n] else { continue };
-            let Engine { wls, cqs, namespaces, cfg, queues, .. } = self;
+            let Some(c) = self.cq_of_node[n] else {
+                continue;
+            };
+            let Engine {
+                wls,
+                cqs,
+                namespaces,
+                cfg,
+                queues,
+                ..
+            } = self;
             queues[c].retry_inadmissible(|id| {
-                let Some(st) = wls[id].as_ref() else { return true };
-                st.w.requeue_blocked || !namespace_matches(cfg, namespaces, &cqs[c], &st.w.namespace)
+                let Some(st) = wls[id].as_ref() else {
+                    return true;
+                };
+                st.w.requeue_blocked
+                    || !namespace_matches(cfg, namespaces, &cqs[c], &st.w.namespace)
             });
         }
     }

@@ -11,7 +11,9 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use super::decision::PreemptionReason;
 use super::model::{FairSharingStrategy, PreemptionPolicy};
-use super::preemption::{Request, Victim, add_back, candidate_order, fill_back_victims, remove_from_tree, workload_fits};
+use super::preemption::{
+    Request, Victim, add_back, candidate_order, fill_back_victims, remove_from_tree, workload_fits,
+};
 use super::quantity::{Amount, sat_add, sat_sub};
 use super::queue::WlId;
 use super::state::CqId;
@@ -29,7 +31,13 @@ pub struct Drs {
 
 impl Drs {
     fn negative() -> Self {
-        Drs { weight: 1.0, ratio: -1.0, dominant: None, borrowing: false, borrowed_frs: Vec::new() }
+        Drs {
+            weight: 1.0,
+            ratio: -1.0,
+            dominant: None,
+            borrowing: false,
+            borrowed_frs: Vec::new(),
+        }
     }
 
     fn zero_weight_borrows(&self) -> bool {
@@ -49,11 +57,17 @@ impl Drs {
 
     /// What upstream reports in `status.fairSharing.weightedShare`.
     pub fn rounded(&self) -> i64 {
-        if self.zero_weight_borrows() { i64::MAX } else { self.precise().ceil() as i64 }
+        if self.zero_weight_borrows() {
+            i64::MAX
+        } else {
+            self.precise().ceil() as i64
+        }
     }
 
     fn borrowing_on(&self, requested: &[(Fr, Amount)]) -> bool {
-        self.borrowed_frs.iter().any(|fr| requested.iter().any(|(r, v)| r == fr && *v > 0))
+        self.borrowed_frs
+            .iter()
+            .any(|fr| requested.iter().any(|(r, v)| r == fr && *v > 0))
     }
 }
 
@@ -69,13 +83,21 @@ pub fn compare(a: &Drs, b: &Drs) -> Ordering {
 /// DRS of `node`, optionally as if `request` were added to it.
 pub(crate) fn drs(view: &View, tree: &Tree, node: NodeId, request: Option<&[(Fr, Amount)]>) -> Drs {
     let n = &tree.nodes[node];
-    let mut out = Drs { weight: n.fair_weight, ratio: 0.0, dominant: None, borrowing: false, borrowed_frs: Vec::new() };
+    let mut out = Drs {
+        weight: n.fair_weight,
+        ratio: 0.0,
+        dominant: None,
+        borrowing: false,
+        borrowed_frs: Vec::new(),
+    };
     let Some(parent) = n.parent else {
         return out;
     };
     let mut borrowed: BTreeMap<usize, Amount> = BTreeMap::new();
     for fr in 0..tree.num_fr {
-        let req = request.and_then(|r| r.iter().find(|(f, _)| *f == fr)).map_or(0, |(_, v)| *v);
+        let req = request
+            .and_then(|r| r.iter().find(|(f, _)| *f == fr))
+            .map_or(0, |(_, v)| *v);
         let amount = sat_sub(sat_add(req, n.usage[fr]), n.subtree_quota[fr]);
         if amount > 0 {
             let res = view.names.frs[fr].1;
@@ -123,7 +145,11 @@ pub(crate) struct Contender {
 /// Picks the next entry to process under fair sharing: a tournament from the root of the
 /// first remaining ClusterQueue's cohort tree, with shares recomputed at every pick so
 /// earlier admissions in the cycle count.
-pub(crate) fn next_entry(view: &View, tree: &mut Tree, remaining: &BTreeMap<CqId, Contender>) -> CqId {
+pub(crate) fn next_entry(
+    view: &View,
+    tree: &mut Tree,
+    remaining: &BTreeMap<CqId, Contender>,
+) -> CqId {
     let (&first, _) = remaining.iter().next().expect("next_entry on an empty set");
     let node = view.cq_node(first);
     let Some(parent) = tree.parent(node) else {
@@ -135,8 +161,12 @@ pub(crate) fn next_entry(view: &View, tree: &mut Tree, remaining: &BTreeMap<CqId
     // drs_at[(ancestor, cq)] = the share of the child on cq's path, as seen at ancestor.
     let mut drs_at: BTreeMap<(NodeId, CqId), Drs> = BTreeMap::new();
     for &cq_node in &cqs {
-        let Some(cq) = view.cq_of_node[cq_node] else { continue };
-        let Some(c) = remaining.get(&cq) else { continue };
+        let Some(cq) = view.cq_of_node[cq_node] else {
+            continue;
+        };
+        let Some(c) = remaining.get(&cq) else {
+            continue;
+        };
         tree.add_usages(cq_node, &c.usage);
         let mut share = drs(view, tree, cq_node, None);
         let ancestors: Vec<NodeId> = tree.ancestors(cq_node).collect();
@@ -218,9 +248,15 @@ pub(crate) fn preemptions(view: &View, tree: &mut Tree, req: &Request) -> Vec<Vi
         .as_ref()
         .map(|f| f.strategies.clone())
         .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| vec![FairSharingStrategy::LessThanOrEqualToFinalShare, FairSharingStrategy::LessThanInitialShare]);
+        .unwrap_or_else(|| {
+            vec![
+                FairSharingStrategy::LessThanOrEqualToFinalShare,
+                FairSharingStrategy::LessThanInitialShare,
+            ]
+        });
     tree.add_usages(node, req.usage);
-    let (mut fits, mut targets, retry) = first_strategy(view, tree, req, &candidates, strategies[0]);
+    let (mut fits, mut targets, retry) =
+        first_strategy(view, tree, req, &candidates, strategies[0]);
     if !fits && strategies.len() > 1 {
         fits = second_strategy(view, tree, req, &retry, &mut targets);
     }
@@ -252,17 +288,20 @@ fn find_candidates(view: &View, tree: &Tree, req: &Request) -> Vec<WlId> {
         take(req.cq, cq.spec.preemption.within_cluster_queue, &mut out);
     }
     if let Some(parent) = tree.parent(cq.node)
-        && cq.spec.preemption.reclaim_within_cohort != PreemptionPolicy::Never {
-            let mut nodes = Vec::new();
-            tree.subtree_cqs(tree.root(parent), &mut nodes);
-            for n in nodes {
-                let Some(other) = view.cq_of_node[n] else { continue };
-                if other == req.cq || !req.frs.iter().any(|&fr| tree.borrowing(n, fr)) {
-                    continue;
-                }
-                take(other, cq.spec.preemption.reclaim_within_cohort, &mut out);
+        && cq.spec.preemption.reclaim_within_cohort != PreemptionPolicy::Never
+    {
+        let mut nodes = Vec::new();
+        tree.subtree_cqs(tree.root(parent), &mut nodes);
+        for n in nodes {
+            let Some(other) = view.cq_of_node[n] else {
+                continue;
+            };
+            if other == req.cq || !req.frs.iter().any(|&fr| tree.borrowing(n, fr)) {
+                continue;
             }
+            take(other, cq.spec.preemption.reclaim_within_cohort, &mut out);
         }
+    }
     out
 }
 
@@ -374,9 +413,10 @@ impl TargetOrdering {
             return None;
         }
         if let Some(c) = best_cohort
-            && compare(&best_cohort_drs, &best_cq_drs) != Ordering::Less {
-                return self.next_in(view, tree, c);
-            }
+            && compare(&best_cohort_drs, &best_cq_drs) != Ordering::Less
+        {
+            return self.next_in(view, tree, c);
+        }
         best_cq
     }
 }
@@ -394,7 +434,9 @@ fn almost_lca(tree: &Tree, node: NodeId, lca: NodeId) -> NodeId {
 }
 
 fn lca(tree: &Tree, ordering: &TargetOrdering, target: NodeId) -> NodeId {
-    tree.ancestors(target).find(|a| ordering.ancestors.contains(a)).unwrap_or_else(|| tree.root(target))
+    tree.ancestors(target)
+        .find(|a| ordering.ancestors.contains(a))
+        .unwrap_or_else(|| tree.root(target))
 }
 
 fn shares(view: &View, tree: &Tree, ordering: &TargetOrdering, target: NodeId) -> (Drs, Drs) {
@@ -404,7 +446,13 @@ fn shares(view: &View, tree: &Tree, ordering: &TargetOrdering, target: NodeId) -
     (drs(view, tree, p, None), drs(view, tree, t, None))
 }
 
-fn target_share_after_removal(view: &View, tree: &mut Tree, ordering: &TargetOrdering, target: NodeId, wl: WlId) -> Drs {
+fn target_share_after_removal(
+    view: &View,
+    tree: &mut Tree,
+    ordering: &TargetOrdering,
+    target: NodeId,
+    wl: WlId,
+) -> Drs {
     remove_from_tree(view, tree, wl);
     let l = lca(tree, ordering, target);
     let t = almost_lca(tree, target, l);
@@ -413,10 +461,19 @@ fn target_share_after_removal(view: &View, tree: &mut Tree, ordering: &TargetOrd
     d
 }
 
-fn passes(strategy: FairSharingStrategy, preemptor_new: &Drs, target_old: &Drs, target_new: &Drs) -> bool {
+fn passes(
+    strategy: FairSharingStrategy,
+    preemptor_new: &Drs,
+    target_old: &Drs,
+    target_new: &Drs,
+) -> bool {
     match strategy {
-        FairSharingStrategy::LessThanOrEqualToFinalShare => compare(preemptor_new, target_new) != Ordering::Greater,
-        FairSharingStrategy::LessThanInitialShare => compare(preemptor_new, target_old) == Ordering::Less,
+        FairSharingStrategy::LessThanOrEqualToFinalShare => {
+            compare(preemptor_new, target_new) != Ordering::Greater
+        }
+        FairSharingStrategy::LessThanInitialShare => {
+            compare(preemptor_new, target_old) == Ordering::Less
+        }
     }
 }
 
@@ -431,12 +488,20 @@ fn first_strategy(
     let mut targets = Vec::new();
     let mut retry = Vec::new();
     let preemptor_node = ordering.preemptor_node;
-    let within_nominal = req.frs.iter().all(|&fr| !tree.borrowing(preemptor_node, fr));
+    let within_nominal = req
+        .frs
+        .iter()
+        .all(|&fr| !tree.borrowing(preemptor_node, fr));
     while let Some(target) = ordering.next(view, tree) {
         if target == preemptor_node || within_nominal {
-            let reason =
-                if target == preemptor_node { PreemptionReason::InClusterQueue } else { PreemptionReason::InCohortReclamation };
-            let Some(wl) = ordering.pop(target) else { continue };
+            let reason = if target == preemptor_node {
+                PreemptionReason::InClusterQueue
+            } else {
+                PreemptionReason::InCohortReclamation
+            };
+            let Some(wl) = ordering.pop(target) else {
+                continue;
+            };
             remove_from_tree(view, tree, wl);
             targets.push(Victim { wl, reason });
             if fits_for_fair_sharing(view, tree, req) {
@@ -455,7 +520,10 @@ fn first_strategy(
             let target_new = target_share_after_removal(view, tree, &ordering, target, wl);
             if passes(strategy, &preemptor_new, &target_old, &target_new) {
                 remove_from_tree(view, tree, wl);
-                targets.push(Victim { wl, reason: PreemptionReason::InCohortFairSharing });
+                targets.push(Victim {
+                    wl,
+                    reason: PreemptionReason::InCohortFairSharing,
+                });
                 if fits_for_fair_sharing(view, tree, req) {
                     return (true, targets, Vec::new());
                 }
@@ -467,19 +535,34 @@ fn first_strategy(
     (false, targets, retry)
 }
 
-fn second_strategy(view: &View, tree: &mut Tree, req: &Request, retry: &[WlId], targets: &mut Vec<Victim>) -> bool {
+fn second_strategy(
+    view: &View,
+    tree: &mut Tree,
+    req: &Request,
+    retry: &[WlId],
+    targets: &mut Vec<Victim>,
+) -> bool {
     let mut ordering = TargetOrdering::new(view, tree, req, retry);
     while let Some(target) = ordering.next(view, tree) {
         let (preemptor_new, target_old) = shares(view, tree, &ordering, target);
-        let passed = passes(FairSharingStrategy::LessThanInitialShare, &preemptor_new, &target_old, &target_old);
+        let passed = passes(
+            FairSharingStrategy::LessThanInitialShare,
+            &preemptor_new,
+            &target_old,
+            &target_old,
+        );
         if let Some(wl) = ordering.pop(target)
-            && passed {
-                remove_from_tree(view, tree, wl);
-                targets.push(Victim { wl, reason: PreemptionReason::InCohortFairSharing });
-                if fits_for_fair_sharing(view, tree, req) {
-                    return true;
-                }
+            && passed
+        {
+            remove_from_tree(view, tree, wl);
+            targets.push(Victim {
+                wl,
+                reason: PreemptionReason::InCohortFairSharing,
+            });
+            if fits_for_fair_sharing(view, tree, req) {
+                return true;
             }
+        }
         ordering.pruned_cqs.insert(target);
     }
     false

@@ -6,7 +6,8 @@
 use std::collections::BTreeMap;
 
 use super::decision::{
-    Assignment, FitMode, FlavorAttempt, FlavorOutcome, PendingReason, PodSetAssignment, PreemptionGate, ResourceCheck,
+    Assignment, FitMode, FlavorAttempt, FlavorOutcome, PendingReason, PodSetAssignment,
+    PreemptionGate, ResourceCheck,
 };
 use super::index::{FlavorId, ResId};
 use super::labels::{Toleration, first_untolerated, pod_matches_flavor_labels};
@@ -50,7 +51,11 @@ impl PodSetResult {
         if self.choices.is_empty() {
             return FitMode::NoFit;
         }
-        self.choices.iter().map(|c| coarse(c.mode)).min().unwrap_or(FitMode::Fit)
+        self.choices
+            .iter()
+            .map(|c| coarse(c.mode))
+            .min()
+            .unwrap_or(FitMode::Fit)
     }
 
     fn no_fit_reason(&self) -> Option<PendingReason> {
@@ -61,7 +66,9 @@ impl PodSetResult {
         }
         let mut per_group: BTreeMap<usize, PendingReason> = BTreeMap::new();
         for &(g, mode, reason) in &self.attempt_meta {
-            let (FitMode::NoFit, Some(r)) = (mode, reason) else { continue };
+            let (FitMode::NoFit, Some(r)) = (mode, reason) else {
+                continue;
+            };
             per_group
                 .entry(g)
                 .and_modify(|cur| {
@@ -71,7 +78,10 @@ impl PodSetResult {
                 })
                 .or_insert(r);
         }
-        per_group.into_values().max_by_key(|r| r.severity()).or(Some(PendingReason::NoMatchingFlavor))
+        per_group
+            .into_values()
+            .max_by_key(|r| r.severity())
+            .or(Some(PendingReason::NoMatchingFlavor))
     }
 }
 
@@ -101,7 +111,11 @@ impl Assigned {
         if self.pod_sets.is_empty() || self.pod_sets.len() < self.total_pod_sets {
             return FitMode::NoFit;
         }
-        self.pod_sets.iter().map(PodSetResult::mode).min().unwrap_or(FitMode::NoFit)
+        self.pod_sets
+            .iter()
+            .map(PodSetResult::mode)
+            .min()
+            .unwrap_or(FitMode::NoFit)
     }
 
     /// Upstream's `Assignment.Message()`.
@@ -113,7 +127,11 @@ impl Assigned {
             }
             let mut reasons = ps.reasons.clone();
             reasons.sort();
-            parts.push(format!("couldn't assign flavors to pod set {}: {}", ps.name, reasons.join(", ")));
+            parts.push(format!(
+                "couldn't assign flavors to pod set {}: {}",
+                ps.name,
+                reasons.join(", ")
+            ));
         }
         parts.join("; ")
     }
@@ -142,19 +160,33 @@ impl Assigned {
                 let mut flavors: Vec<(String, String, FitMode)> = ps
                     .choices
                     .iter()
-                    .map(|c| (names.resources[c.res].clone(), names.flavors[c.flavor].clone(), c.mode))
+                    .map(|c| {
+                        (
+                            names.resources[c.res].clone(),
+                            names.flavors[c.flavor].clone(),
+                            c.mode,
+                        )
+                    })
                     .collect();
                 flavors.sort();
                 let mut resource_usage: Vec<(String, Amount)> = ps
                     .choices
                     .iter()
                     .map(|c| {
-                        let v = ps.requests.iter().find(|(r, _)| *r == c.res).map_or(0, |(_, v)| *v);
+                        let v = ps
+                            .requests
+                            .iter()
+                            .find(|(r, _)| *r == c.res)
+                            .map_or(0, |(_, v)| *v);
                         (names.resources[c.res].clone(), v)
                     })
                     .collect();
                 resource_usage.sort();
-                let mut uncovered: Vec<String> = ps.uncovered.iter().map(|&r| names.resources[r].clone()).collect();
+                let mut uncovered: Vec<String> = ps
+                    .uncovered
+                    .iter()
+                    .map(|&r| names.resources[r].clone())
+                    .collect();
                 uncovered.sort();
                 PodSetAssignment {
                     name: ps.name.clone(),
@@ -170,7 +202,13 @@ impl Assigned {
         let mut usage: Vec<(String, String, Amount)> = self
             .usage
             .iter()
-            .map(|&(fr, v)| (names.fr_flavor(fr).to_string(), names.fr_resource(fr).to_string(), v))
+            .map(|&(fr, v)| {
+                (
+                    names.fr_flavor(fr).to_string(),
+                    names.fr_resource(fr).to_string(),
+                    v,
+                )
+            })
             .collect();
         usage.sort();
         Assignment {
@@ -197,10 +235,18 @@ fn preferred(a: (FitMode, u32), b: (FitMode, u32), preference: FungibilityPrefer
     }
     match preference {
         FungibilityPreference::BorrowingOverPreemption => {
-            if a.0 != b.0 { a.0 > b.0 } else { a.1 < b.1 }
+            if a.0 != b.0 {
+                a.0 > b.0
+            } else {
+                a.1 < b.1
+            }
         }
         FungibilityPreference::PreemptionOverBorrowing => {
-            if a.1 != b.1 { a.1 < b.1 } else { a.0 > b.0 }
+            if a.1 != b.1 {
+                a.1 < b.1
+            } else {
+                a.0 > b.0
+            }
         }
     }
 }
@@ -210,7 +256,9 @@ fn should_try_next(mode: (FitMode, u32), view: &View, cq: CqId) -> bool {
     if matches!(mode.0, FitMode::NoFit | FitMode::NoCandidates) {
         return true;
     }
-    if matches!(mode.0, FitMode::Preempt | FitMode::Reclaim) && f.when_can_preempt == WhenCanPreempt::TryNextFlavor {
+    if matches!(mode.0, FitMode::Preempt | FitMode::Reclaim)
+        && f.when_can_preempt == WhenCanPreempt::TryNextFlavor
+    {
         return true;
     }
     mode.1 > 0 && f.when_can_borrow == WhenCanBorrow::TryNextFlavor
@@ -234,15 +282,22 @@ impl Assigner<'_, '_> {
             pod_sets: Vec::with_capacity(st.pod_sets.len()),
             usage: Vec::new(),
             borrowing: 0,
-            last: LastState { tried: Vec::new(), generation: cq.generation, cycle: 0 },
+            last: LastState {
+                tried: Vec::new(),
+                generation: cq.generation,
+                cycle: 0,
+            },
             no_fit_reason: None,
             total_pod_sets: st.pod_sets.len(),
         };
         let mut usage: BTreeMap<Fr, Amount> = BTreeMap::new();
         for (i, ps) in st.pod_sets.iter().enumerate() {
             let count = counts.map_or(ps.count, |c| c[i]);
-            let mut requests: Vec<(ResId, Amount)> =
-                ps.per_pod.iter().map(|&(r, v)| (r, sat_mul(v, i64::from(count)))).collect();
+            let mut requests: Vec<(ResId, Amount)> = ps
+                .per_pod
+                .iter()
+                .map(|&(r, v)| (r, sat_mul(v, i64::from(count))))
+                .collect();
             if let Some(pods) = cq.covers_pods {
                 match requests.iter_mut().find(|(r, _)| *r == pods) {
                     Some(e) => e.1 = i64::from(count),
@@ -269,7 +324,10 @@ impl Assigner<'_, '_> {
                         continue;
                     }
                     result.uncovered.push(res);
-                    group_reasons = vec![format!("resource {} unavailable in ClusterQueue", view.names.resources[res])];
+                    group_reasons = vec![format!(
+                        "resource {} unavailable in ClusterQueue",
+                        view.names.resources[res]
+                    )];
                     failed = true;
                     break;
                 };
@@ -277,8 +335,11 @@ impl Assigner<'_, '_> {
                     continue;
                 }
                 done_groups.push(g);
-                let group_requests: Vec<(ResId, Amount)> =
-                    requests.iter().filter(|(r, _)| cq.groups[g].covered.contains(r)).copied().collect();
+                let group_requests: Vec<(ResId, Amount)> = requests
+                    .iter()
+                    .filter(|(r, _)| cq.groups[g].covered.contains(r))
+                    .copied()
+                    .collect();
                 match self.find_flavor(tree, i, res, g, &group_requests, &usage, &mut result) {
                     Ok(reasons) => group_reasons.extend(reasons),
                     Err(reasons) => {
@@ -297,7 +358,11 @@ impl Assigner<'_, '_> {
             for c in &result.choices {
                 out.borrowing = out.borrowing.max(c.borrow);
                 if let Some(fr) = view.names.find_fr(c.flavor, c.res) {
-                    let v = result.requests.iter().find(|(r, _)| *r == c.res).map_or(0, |(_, v)| *v);
+                    let v = result
+                        .requests
+                        .iter()
+                        .find(|(r, _)| *r == c.res)
+                        .map_or(0, |(_, v)| *v);
                     let e = usage.entry(fr).or_insert(0);
                     *e = sat_add(*e, v);
                 }
@@ -312,8 +377,12 @@ impl Assigner<'_, '_> {
         }
         out.usage = usage.into_iter().collect();
         if out.mode() == FitMode::NoFit {
-            out.no_fit_reason =
-                out.pod_sets.iter().filter(|p| p.mode() == FitMode::NoFit).filter_map(PodSetResult::no_fit_reason).max_by_key(|r| r.severity());
+            out.no_fit_reason = out
+                .pod_sets
+                .iter()
+                .filter(|p| p.mode() == FitMode::NoFit)
+                .filter_map(PodSetResult::no_fit_reason)
+                .max_by_key(|r| r.severity());
         }
         out
     }
@@ -347,11 +416,20 @@ impl Assigner<'_, '_> {
             if let Some(outcome) = self.static_mismatch(fid, ps) {
                 reasons.push(match &outcome {
                     FlavorOutcome::NotFound => format!("flavor {fname} not found"),
-                    FlavorOutcome::UntoleratedTaint(t) => format!("untolerated taint {t} in flavor {fname}"),
+                    FlavorOutcome::UntoleratedTaint(t) => {
+                        format!("untolerated taint {t} in flavor {fname}")
+                    }
                     _ => format!("flavor {fname} doesn't match node affinity"),
                 });
-                result.attempts.push(FlavorAttempt { flavor: fname.clone(), outcome });
-                result.attempt_meta.push((g, FitMode::NoFit, Some(PendingReason::NoMatchingFlavor)));
+                result.attempts.push(FlavorAttempt {
+                    flavor: fname.clone(),
+                    outcome,
+                });
+                result.attempt_meta.push((
+                    g,
+                    FitMode::NoFit,
+                    Some(PendingReason::NoMatchingFlavor),
+                ));
                 continue;
             }
             let mut rep = (FitMode::Fit, 0u32);
@@ -359,9 +437,14 @@ impl Assigner<'_, '_> {
             let mut checks = Vec::new();
             let mut flavor_reason: Option<PendingReason> = None;
             for &(res, val) in requests {
-                let ci = group.covered.iter().position(|&r| r == res).expect("covered resource");
+                let ci = group
+                    .covered
+                    .iter()
+                    .position(|&r| r == res)
+                    .expect("covered resource");
                 let fr = group.frs[idx][ci];
-                let check = self.fits_quota(tree, fr, res, assigned.get(&fr).copied().unwrap_or(0), val);
+                let check =
+                    self.fits_quota(tree, fr, res, assigned.get(&fr).copied().unwrap_or(0), val);
                 let mode = (check.0.mode, check.0.borrow_level);
                 if let Some(msg) = check.1 {
                     reasons.push(msg);
@@ -379,13 +462,31 @@ impl Assigner<'_, '_> {
                 if rep.0 == FitMode::NoFit {
                     continue;
                 }
-                choices.push(FlavorChoice { res, flavor: fid, mode: mode.0, borrow: mode.1, tried: 0 });
+                choices.push(FlavorChoice {
+                    res,
+                    flavor: fid,
+                    mode: mode.0,
+                    borrow: mode.1,
+                    tried: 0,
+                });
             }
             result.attempts.push(FlavorAttempt {
                 flavor: fname.clone(),
-                outcome: FlavorOutcome::Quota { mode: rep.0, borrow_level: rep.1, checks },
+                outcome: FlavorOutcome::Quota {
+                    mode: rep.0,
+                    borrow_level: rep.1,
+                    checks,
+                },
             });
-            result.attempt_meta.push((g, rep.0, if rep.0 == FitMode::NoFit { flavor_reason } else { None }));
+            result.attempt_meta.push((
+                g,
+                rep.0,
+                if rep.0 == FitMode::NoFit {
+                    flavor_reason
+                } else {
+                    None
+                },
+            ));
             if !should_try_next(rep, view, self.cq) {
                 best = Some(choices);
                 best_mode = rep;
@@ -404,7 +505,11 @@ impl Assigner<'_, '_> {
             c.tried = if attempted == last_idx { -1 } else { attempted };
         }
         result.choices.extend(best);
-        if best_mode.0 == FitMode::Fit { Ok(Vec::new()) } else { Ok(reasons) }
+        if best_mode.0 == FitMode::Fit {
+            Ok(Vec::new())
+        } else {
+            Ok(reasons)
+        }
     }
 
     /// Flavor exists, its taints are tolerated, its labels match the pod's selectors.
@@ -414,11 +519,19 @@ impl Assigner<'_, '_> {
             return Some(FlavorOutcome::NotFound);
         };
         let spec = &view.wl(self.wl).w.pod_sets[ps];
-        let tolerations: Vec<&Toleration> = spec.tolerations.iter().chain(flavor.tolerations.iter()).collect();
+        let tolerations: Vec<&Toleration> = spec
+            .tolerations
+            .iter()
+            .chain(flavor.tolerations.iter())
+            .collect();
         if let Some(t) = first_untolerated(&flavor.taints, &tolerations) {
             return Some(FlavorOutcome::UntoleratedTaint(t.clone()));
         }
-        if !pod_matches_flavor_labels(&spec.node_selector, spec.required_affinity.as_deref(), &flavor.labels) {
+        if !pod_matches_flavor_labels(
+            &spec.node_selector,
+            spec.required_affinity.as_deref(),
+            &flavor.labels,
+        ) {
             return Some(FlavorOutcome::AffinityMismatch);
         }
         None
@@ -477,8 +590,12 @@ impl Assigner<'_, '_> {
             format_amount(&resource, val - available)
         );
         let preemption = &cq.spec.preemption;
-        let while_borrowing = preemption.borrow_within_cohort.as_ref().is_some_and(|b| b.lower_priority)
-            || (view.fair_sharing() && preemption.reclaim_within_cohort != super::model::PreemptionPolicy::Never);
+        let while_borrowing = preemption
+            .borrow_within_cohort
+            .as_ref()
+            .is_some_and(|b| b.lower_priority)
+            || (view.fair_sharing()
+                && preemption.reclaim_within_cohort != super::model::PreemptionPolicy::Never);
         let gate = if quota.nominal >= val {
             PreemptionGate::WithinNominal
         } else if hierarchical {

@@ -25,7 +25,8 @@ impl Names {
             return id;
         }
         self.flavors.push(name.to_string());
-        self.flavor_ids.insert(name.to_string(), self.flavors.len() - 1);
+        self.flavor_ids
+            .insert(name.to_string(), self.flavors.len() - 1);
         self.flavors.len() - 1
     }
 
@@ -34,7 +35,8 @@ impl Names {
             return id;
         }
         self.resources.push(name.to_string());
-        self.resource_ids.insert(name.to_string(), self.resources.len() - 1);
+        self.resource_ids
+            .insert(name.to_string(), self.resources.len() - 1);
         self.resources.len() - 1
     }
 

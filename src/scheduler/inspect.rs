@@ -70,16 +70,29 @@ impl Engine {
                                 lending_limit: q.lending_limit,
                                 reserved,
                                 admitted,
-                                borrowed: if cq.spec.cohort.is_some() { (reserved - q.nominal).max(0) } else { 0 },
+                                borrowed: if cq.spec.cohort.is_some() {
+                                    (reserved - q.nominal).max(0)
+                                } else {
+                                    0
+                                },
                                 available: self.tree.available(cq.node, fr),
                             });
                         }
                     }
                 }
-                let queue: Vec<String> =
-                    self.queues[id].ordered().iter().filter_map(|k| self.wls[k.id].as_ref()).map(|s| s.key.clone()).collect();
+                let queue: Vec<String> = self.queues[id]
+                    .ordered()
+                    .iter()
+                    .filter_map(|k| self.wls[k.id].as_ref())
+                    .map(|s| s.key.clone())
+                    .collect();
                 let reserving = cq.holding.len();
-                let admitted = cq.holding.iter().filter_map(|&w| self.wls[w].as_ref()).filter(|s| s.w.admitted).count();
+                let admitted = cq
+                    .holding
+                    .iter()
+                    .filter_map(|&w| self.wls[w].as_ref())
+                    .filter(|s| s.w.admitted)
+                    .count();
                 ClusterQueueView {
                     name: cq.name.clone(),
                     cohort: cq.spec.cohort.clone(),
@@ -125,7 +138,10 @@ impl Engine {
 
     /// Is the workload marked evicted (victim of a preemption still holding quota)?
     pub fn is_evicted(&self, key: &str) -> bool {
-        self.wl_ids.get(key).and_then(|&id| self.wls[id].as_ref()).is_some_and(|s| s.evicted)
+        self.wl_ids
+            .get(key)
+            .and_then(|&id| self.wls[id].as_ref())
+            .is_some_and(|s| s.evicted)
     }
 }
 

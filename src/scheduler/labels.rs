@@ -36,7 +36,11 @@ impl Requirement {
                 let (Ok(v), Ok(bound)) = (v.parse::<i64>(), bound.parse::<i64>()) else {
                     return false;
                 };
-                if self.op == SelectorOp::Gt { v > bound } else { v < bound }
+                if self.op == SelectorOp::Gt {
+                    v > bound
+                } else {
+                    v < bound
+                }
             }
         }
     }
@@ -51,7 +55,9 @@ pub struct LabelSelector {
 
 impl LabelSelector {
     pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
-        self.match_labels.iter().all(|(k, v)| labels.get(k) == Some(v))
+        self.match_labels
+            .iter()
+            .all(|(k, v)| labels.get(k) == Some(v))
             && self.match_expressions.iter().all(|r| r.matches(labels))
     }
 }
@@ -90,7 +96,13 @@ impl std::fmt::Display for Taint {
     /// Upstream prints the Go struct (`{key value NoSchedule <nil>}`); messages users alert
     /// on carry that exact shape.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{{{} {} {} <nil>}}", self.key, self.value, self.effect.as_str())
+        write!(
+            f,
+            "{{{} {} {} <nil>}}",
+            self.key,
+            self.value,
+            self.effect.as_str()
+        )
     }
 }
 
@@ -121,7 +133,10 @@ impl Toleration {
 }
 
 /// The first `NoSchedule`/`NoExecute` taint none of `tolerations` tolerates.
-pub fn first_untolerated<'a>(taints: &'a [Taint], tolerations: &[&Toleration]) -> Option<&'a Taint> {
+pub fn first_untolerated<'a>(
+    taints: &'a [Taint],
+    tolerations: &[&Toleration],
+) -> Option<&'a Taint> {
     taints.iter().find(|t| {
         t.effect != TaintEffect::PreferNoSchedule && !tolerations.iter().any(|tol| tol.tolerates(t))
     })
@@ -147,7 +162,11 @@ pub fn pod_matches_flavor_labels(
     };
     let mut filtered: Vec<Vec<&Requirement>> = Vec::with_capacity(terms.len());
     for term in terms {
-        let kept: Vec<&Requirement> = term.match_expressions.iter().filter(|r| allowed(&r.key)).collect();
+        let kept: Vec<&Requirement> = term
+            .match_expressions
+            .iter()
+            .filter(|r| allowed(&r.key))
+            .collect();
         if kept.is_empty() {
             return true;
         }
@@ -156,7 +175,9 @@ pub fn pod_matches_flavor_labels(
     if filtered.is_empty() {
         return true;
     }
-    filtered.iter().any(|term| term.iter().all(|r| r.matches(labels)))
+    filtered
+        .iter()
+        .any(|term| term.iter().all(|r| r.matches(labels)))
 }
 
 #[cfg(test)]
@@ -164,11 +185,18 @@ mod tests {
     use super::*;
 
     fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
     }
 
     fn req(key: &str, op: SelectorOp, values: &[&str]) -> Requirement {
-        Requirement { key: key.into(), op, values: values.iter().map(|v| v.to_string()).collect() }
+        Requirement {
+            key: key.into(),
+            op,
+            values: values.iter().map(|v| v.to_string()).collect(),
+        }
     }
 
     #[test]
@@ -179,7 +207,10 @@ mod tests {
         assert!(req("zone", SelectorOp::NotIn, &["x"]).matches(&l));
         assert!(req("tier", SelectorOp::Gt, &["2"]).matches(&l));
         assert!(!req("tier", SelectorOp::Lt, &["2"]).matches(&l));
-        assert!(LabelSelector::default().matches(&l), "empty selector selects everything");
+        assert!(
+            LabelSelector::default().matches(&l),
+            "empty selector selects everything"
+        );
     }
 
     #[test]
@@ -189,22 +220,58 @@ mod tests {
         assert!(pod_matches_flavor_labels(&sel, None, &flavor));
         let sel = labels(&[("gpu-type", "t4")]);
         assert!(!pod_matches_flavor_labels(&sel, None, &flavor));
-        assert!(pod_matches_flavor_labels(&sel, None, &labels(&[])), "a labelless flavor matches any pod");
+        assert!(
+            pod_matches_flavor_labels(&sel, None, &labels(&[])),
+            "a labelless flavor matches any pod"
+        );
         let terms = vec![
-            NodeSelectorTerm { match_expressions: vec![req("gpu-type", SelectorOp::In, &["t4"])] },
-            NodeSelectorTerm { match_expressions: vec![req("gpu-type", SelectorOp::In, &["a100"])] },
+            NodeSelectorTerm {
+                match_expressions: vec![req("gpu-type", SelectorOp::In, &["t4"])],
+            },
+            NodeSelectorTerm {
+                match_expressions: vec![req("gpu-type", SelectorOp::In, &["a100"])],
+            },
         ];
-        assert!(pod_matches_flavor_labels(&BTreeMap::new(), Some(&terms), &flavor));
-        let terms = vec![NodeSelectorTerm { match_expressions: vec![req("gpu-type", SelectorOp::In, &["t4"])] }];
-        assert!(!pod_matches_flavor_labels(&BTreeMap::new(), Some(&terms), &flavor));
+        assert!(pod_matches_flavor_labels(
+            &BTreeMap::new(),
+            Some(&terms),
+            &flavor
+        ));
+        let terms = vec![NodeSelectorTerm {
+            match_expressions: vec![req("gpu-type", SelectorOp::In, &["t4"])],
+        }];
+        assert!(!pod_matches_flavor_labels(
+            &BTreeMap::new(),
+            Some(&terms),
+            &flavor
+        ));
     }
 
     #[test]
     fn tolerations() {
-        let taint = Taint { key: "spot".into(), value: "true".into(), effect: TaintEffect::NoSchedule };
-        let equal = Toleration { key: "spot".into(), exists: false, value: "true".into(), effect: None };
-        let wrong = Toleration { key: "spot".into(), exists: false, value: "false".into(), effect: None };
-        let all = Toleration { key: String::new(), exists: true, value: String::new(), effect: None };
+        let taint = Taint {
+            key: "spot".into(),
+            value: "true".into(),
+            effect: TaintEffect::NoSchedule,
+        };
+        let equal = Toleration {
+            key: "spot".into(),
+            exists: false,
+            value: "true".into(),
+            effect: None,
+        };
+        let wrong = Toleration {
+            key: "spot".into(),
+            exists: false,
+            value: "false".into(),
+            effect: None,
+        };
+        let all = Toleration {
+            key: String::new(),
+            exists: true,
+            value: String::new(),
+            effect: None,
+        };
         assert!(equal.tolerates(&taint));
         assert!(!wrong.tolerates(&taint));
         assert!(all.tolerates(&taint));

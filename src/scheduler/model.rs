@@ -111,7 +111,11 @@ pub struct Cohort {
 
 impl Default for Cohort {
     fn default() -> Self {
-        Self { parent: None, resource_groups: Vec::new(), fair_weight: 1.0 }
+        Self {
+            parent: None,
+            resource_groups: Vec::new(),
+            fair_weight: 1.0,
+        }
     }
 }
 

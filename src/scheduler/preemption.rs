@@ -36,7 +36,9 @@ impl Variant {
     fn reason(self) -> PreemptionReason {
         match self {
             Variant::WithinCq => PreemptionReason::InClusterQueue,
-            Variant::HierarchicalReclaim | Variant::ReclaimWithoutBorrowing => PreemptionReason::InCohortReclamation,
+            Variant::HierarchicalReclaim | Variant::ReclaimWithoutBorrowing => {
+                PreemptionReason::InCohortReclamation
+            }
             Variant::ReclaimWhileBorrowing => PreemptionReason::InCohortReclaimWhileBorrowing,
         }
     }
@@ -76,7 +78,12 @@ pub(crate) fn add_back(view: &View, tree: &mut Tree, wl: WlId) {
 }
 
 /// Does the request fit the preemptor's ClusterQueue now (optionally without borrowing)?
-pub(crate) fn workload_fits(view: &View, tree: &Tree, req: &Request, allow_borrowing: bool) -> bool {
+pub(crate) fn workload_fits(
+    view: &View,
+    tree: &Tree,
+    req: &Request,
+    allow_borrowing: bool,
+) -> bool {
     let node = view.cq_node(req.cq);
     req.usage.iter().all(|&(fr, v)| {
         (allow_borrowing || !tree.borrowing_with(node, fr, v)) && v <= tree.available(node, fr)
@@ -94,14 +101,29 @@ pub(crate) fn get_targets(view: &View, tree: &mut Tree, req: &Request) -> Vec<Vi
 
 /// Upstream's oracle: can preemption make room for `val` on one (flavor, resource), and
 /// with what borrowing level afterwards?
-pub(crate) fn simulate(view: &View, tree: &mut Tree, preemptor: WlId, cq: CqId, fr: Fr, val: Amount) -> (FitMode, u32) {
+pub(crate) fn simulate(
+    view: &View,
+    tree: &mut Tree,
+    preemptor: WlId,
+    cq: CqId,
+    fr: Fr,
+    val: Amount,
+) -> (FitMode, u32) {
     let usage = [(fr, val)];
     let frs = [fr];
-    let req = Request { preemptor, cq, frs: &frs, usage: &usage };
+    let req = Request {
+        preemptor,
+        cq,
+        frs: &frs,
+        usage: &usage,
+    };
     let targets = get_targets(view, tree, &req);
     let node = view.cq_node(cq);
     if targets.is_empty() {
-        return (FitMode::NoCandidates, tree.lowest_subtree_that_fits(node, fr, val).0);
+        return (
+            FitMode::NoCandidates,
+            tree.lowest_subtree_that_fits(node, fr, val).0,
+        );
     }
     for t in &targets {
         remove_from_tree(view, tree, t.wl);
@@ -110,15 +132,25 @@ pub(crate) fn simulate(view: &View, tree: &mut Tree, preemptor: WlId, cq: CqId, 
     for t in &targets {
         add_back(view, tree, t.wl);
     }
-    let in_cq = targets.iter().any(|t| view.wl(t.wl).holding.as_ref().is_some_and(|h| h.cq == cq));
-    (if in_cq { FitMode::Preempt } else { FitMode::Reclaim }, borrow)
+    let in_cq = targets
+        .iter()
+        .any(|t| view.wl(t.wl).holding.as_ref().is_some_and(|h| h.cq == cq));
+    (
+        if in_cq {
+            FitMode::Preempt
+        } else {
+            FitMode::Reclaim
+        },
+        borrow,
+    )
 }
 
 /// Upstream's `CandidatesOrdering`: evicted first, other ClusterQueues before the
 /// preemptor's, lower priority, most recently reserved, then UID.
 pub(crate) fn candidate_order(view: &View, preemptor_cq: CqId, a: WlId, b: WlId) -> Ordering {
     let (wa, wb) = (view.wl(a), view.wl(b));
-    let in_cq = |w: &super::state::WlState| w.holding.as_ref().is_some_and(|h| h.cq == preemptor_cq);
+    let in_cq =
+        |w: &super::state::WlState| w.holding.as_ref().is_some_and(|h| h.cq == preemptor_cq);
     wb.evicted
         .cmp(&wa.evicted)
         .then_with(|| in_cq(wa).cmp(&in_cq(wb)))
@@ -140,8 +172,11 @@ fn classify(view: &View, req: &Request, wl: WlId, hierarchical_advantage: bool) 
     }
     let cq = &view.cqs[req.cq];
     let same_cq = st.holding.as_ref().is_some_and(|h| h.cq == req.cq);
-    let policy =
-        if same_cq { cq.spec.preemption.within_cluster_queue } else { cq.spec.preemption.reclaim_within_cohort };
+    let policy = if same_cq {
+        cq.spec.preemption.within_cluster_queue
+    } else {
+        cq.spec.preemption.reclaim_within_cohort
+    };
     if !view.satisfies_policy(policy, req.preemptor, wl) {
         return None;
     }
@@ -151,16 +186,33 @@ fn classify(view: &View, req: &Request, wl: WlId, hierarchical_advantage: bool) 
     if hierarchical_advantage {
         return Some(Variant::HierarchicalReclaim);
     }
-    let Some(bwc) = cq.spec.preemption.borrow_within_cohort.as_ref().filter(|b| b.lower_priority) else {
+    let Some(bwc) = cq
+        .spec
+        .preemption
+        .borrow_within_cohort
+        .as_ref()
+        .filter(|b| b.lower_priority)
+    else {
         return Some(Variant::ReclaimWithoutBorrowing);
     };
     let candidate = st.priority();
     let incoming = view.wl(req.preemptor).priority();
     let above = candidate >= incoming || bwc.max_priority_threshold.is_some_and(|t| candidate > t);
-    Some(if above { Variant::ReclaimWithoutBorrowing } else { Variant::ReclaimWhileBorrowing })
+    Some(if above {
+        Variant::ReclaimWithoutBorrowing
+    } else {
+        Variant::ReclaimWhileBorrowing
+    })
 }
 
-fn candidates_of_cq(view: &View, req: &Request, cq: CqId, lca: Option<NodeId>, adv: bool, out: &mut Vec<Candidate>) {
+fn candidates_of_cq(
+    view: &View,
+    req: &Request,
+    cq: CqId,
+    lca: Option<NodeId>,
+    adv: bool,
+    out: &mut Vec<Candidate>,
+) {
     for &wl in &view.cqs[cq].holding {
         if let Some(variant) = classify(view, req, wl, adv) {
             out.push(Candidate { wl, lca, variant });
@@ -205,7 +257,9 @@ fn classical(view: &View, tree: &mut Tree, req: &Request) -> Vec<Victim> {
     }
     let mut hier: Vec<Candidate> = Vec::new();
     let mut prio: Vec<Candidate> = Vec::new();
-    if tree.parent(node).is_some() && cq.spec.preemption.reclaim_within_cohort != super::model::PreemptionPolicy::Never {
+    if tree.parent(node).is_some()
+        && cq.spec.preemption.reclaim_within_cohort != super::model::PreemptionPolicy::Never
+    {
         let (mut adv, mut remaining) = tree.fits_in_quota(node, req.usage);
         let mut previous = None;
         let ancestors: Vec<NodeId> = tree.ancestors(node).collect();
@@ -232,8 +286,16 @@ fn classical(view: &View, tree: &mut Tree, req: &Request) -> Vec<Victim> {
     for list in [&hier, &prio, &same] {
         all.extend(list.iter().filter(|c| !evicted(c)).copied());
     }
-    let forbidden = cq.spec.preemption.borrow_within_cohort.as_ref().is_none_or(|b| !b.lower_priority);
-    let under_nominal = req.frs.iter().all(|&fr| tree.nodes[node].quota[fr].nominal > tree.nodes[node].usage[fr]);
+    let forbidden = cq
+        .spec
+        .preemption
+        .borrow_within_cohort
+        .as_ref()
+        .is_none_or(|b| !b.lower_priority);
+    let under_nominal = req
+        .frs
+        .iter()
+        .all(|&fr| tree.nodes[node].quota[fr].nominal > tree.nodes[node].usage[fr]);
     let attempts: &[bool] = if no_other || (forbidden && !under_nominal) {
         &[true]
     } else if forbidden && no_hier {
@@ -254,7 +316,13 @@ fn classical(view: &View, tree: &mut Tree, req: &Request) -> Vec<Victim> {
                 for t in &kept {
                     add_back(view, tree, t.wl);
                 }
-                return kept.into_iter().map(|c| Victim { wl: c.wl, reason: c.variant.reason() }).collect();
+                return kept
+                    .into_iter()
+                    .map(|c| Victim {
+                        wl: c.wl,
+                        reason: c.variant.reason(),
+                    })
+                    .collect();
             }
         }
         for t in &targets {
@@ -264,7 +332,13 @@ fn classical(view: &View, tree: &mut Tree, req: &Request) -> Vec<Victim> {
     Vec::new()
 }
 
-fn candidate_is_valid(view: &View, tree: &Tree, req: &Request, c: &Candidate, allow_borrowing: bool) -> bool {
+fn candidate_is_valid(
+    view: &View,
+    tree: &Tree,
+    req: &Request,
+    c: &Candidate,
+    allow_borrowing: bool,
+) -> bool {
     let Some(h) = view.wl(c.wl).holding.as_ref() else {
         return false;
     };
@@ -291,7 +365,13 @@ fn candidate_is_valid(view: &View, tree: &Tree, req: &Request, c: &Candidate, al
 
 /// Adds victims back, last-but-one first, keeping out only those still needed. Upstream
 /// swaps the last target into a freed slot; we keep that order.
-fn fill_back(view: &View, tree: &mut Tree, req: &Request, mut targets: Vec<Candidate>, allow_borrowing: bool) -> Vec<Candidate> {
+fn fill_back(
+    view: &View,
+    tree: &mut Tree,
+    req: &Request,
+    mut targets: Vec<Candidate>,
+    allow_borrowing: bool,
+) -> Vec<Candidate> {
     if targets.len() < 2 {
         return targets;
     }
@@ -311,14 +391,41 @@ fn fill_back(view: &View, tree: &mut Tree, req: &Request, mut targets: Vec<Candi
 }
 
 /// Generic fill-back used by fair sharing (borrowing allowed).
-pub(crate) fn fill_back_victims(view: &View, tree: &mut Tree, req: &Request, targets: Vec<Victim>) -> Vec<Victim> {
+pub(crate) fn fill_back_victims(
+    view: &View,
+    tree: &mut Tree,
+    req: &Request,
+    targets: Vec<Victim>,
+) -> Vec<Victim> {
     let cands: Vec<(Candidate, PreemptionReason)> = targets
         .iter()
-        .map(|v| (Candidate { wl: v.wl, lca: None, variant: Variant::WithinCq }, v.reason))
+        .map(|v| {
+            (
+                Candidate {
+                    wl: v.wl,
+                    lca: None,
+                    variant: Variant::WithinCq,
+                },
+                v.reason,
+            )
+        })
         .collect();
     let reasons: Vec<(WlId, PreemptionReason)> = cands.iter().map(|(c, r)| (c.wl, *r)).collect();
-    let kept = fill_back(view, tree, req, cands.into_iter().map(|(c, _)| c).collect(), true);
+    let kept = fill_back(
+        view,
+        tree,
+        req,
+        cands.into_iter().map(|(c, _)| c).collect(),
+        true,
+    );
     kept.into_iter()
-        .map(|c| Victim { wl: c.wl, reason: reasons.iter().find(|(w, _)| *w == c.wl).map(|(_, r)| *r).unwrap_or(PreemptionReason::InClusterQueue) })
+        .map(|c| Victim {
+            wl: c.wl,
+            reason: reasons
+                .iter()
+                .find(|(w, _)| *w == c.wl)
+                .map(|(_, r)| *r)
+                .unwrap_or(PreemptionReason::InClusterQueue),
+        })
         .collect()
 }

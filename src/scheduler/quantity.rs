@@ -67,7 +67,10 @@ struct Parsed {
 }
 
 fn parse_exact(text: &str) -> Result<Parsed, QuantityError> {
-    let err = |why| QuantityError { text: text.to_string(), why };
+    let err = |why| QuantityError {
+        text: text.to_string(),
+        why,
+    };
     let s = text.trim();
     if s.is_empty() {
         return Err(err("it is empty"));
@@ -121,7 +124,9 @@ fn parse_exact(text: &str) -> Result<Parsed, QuantityError> {
             let exponent = other
                 .strip_prefix('e')
                 .or_else(|| other.strip_prefix('E'))
-                .ok_or_else(|| err("its suffix is not one of n u m k M G T P E Ki Mi Gi Ti Pi Ei"))?;
+                .ok_or_else(|| {
+                    err("its suffix is not one of n u m k M G T P E Ki Mi Gi Ti Pi Ei")
+                })?;
             let value: i32 = exponent
                 .parse()
                 .map_err(|_| err("its exponent is not an integer"))?;
@@ -131,7 +136,12 @@ fn parse_exact(text: &str) -> Result<Parsed, QuantityError> {
             exp10 += value;
         }
     }
-    Ok(Parsed { negative, mantissa, exp10, exp2 })
+    Ok(Parsed {
+        negative,
+        mantissa,
+        exp10,
+        exp2,
+    })
 }
 
 /// Value scaled by `10^scale`, rounded up (towards +infinity), saturating.
@@ -178,7 +188,11 @@ pub fn parse_amount(resource: &str, text: &str) -> Result<Amount, QuantityError>
     Ok(if is_milli_resource(resource) {
         // Upstream treats cpu quotas at or above MaxInt64/1000 cores as unlimited.
         let milli = scaled_ceil(parsed, 3);
-        if milli >= (i64::MAX / 1000) * 1000 { UNLIMITED } else { milli }
+        if milli >= (i64::MAX / 1000) * 1000 {
+            UNLIMITED
+        } else {
+            milli
+        }
     } else {
         scaled_ceil(parsed, 0)
     })
@@ -271,20 +285,34 @@ mod tests {
         assert_eq!(parse_amount("cpu", "500m").unwrap(), 500);
         assert_eq!(parse_amount("cpu", "2").unwrap(), 2000);
         assert_eq!(parse_amount("cpu", "1.5").unwrap(), 1500);
-        assert_eq!(parse_amount("cpu", "0.0001").unwrap(), 1, "cpu rounds up to a milli");
+        assert_eq!(
+            parse_amount("cpu", "0.0001").unwrap(),
+            1,
+            "cpu rounds up to a milli"
+        );
         assert_eq!(parse_amount("memory", "128Gi").unwrap(), 128 << 30);
         assert_eq!(parse_amount("memory", "1G").unwrap(), 1_000_000_000);
         assert_eq!(parse_amount("memory", "1e3").unwrap(), 1000);
         assert_eq!(parse_amount("nvidia.com/gpu", "4").unwrap(), 4);
-        assert_eq!(parse_amount("nvidia.com/gpu", "500m").unwrap(), 1, "Value() rounds up");
+        assert_eq!(
+            parse_amount("nvidia.com/gpu", "500m").unwrap(),
+            1,
+            "Value() rounds up"
+        );
         assert_eq!(parse_amount("pods", "-3").unwrap(), -3);
-        assert_eq!(parse_amount("memory", "99999999999999999999Ei").unwrap(), i64::MAX);
+        assert_eq!(
+            parse_amount("memory", "99999999999999999999Ei").unwrap(),
+            i64::MAX
+        );
     }
 
     #[test]
     fn rejects_garbage() {
         for bad in ["", "abc", "1.2.3", "4 GPUs", "1Zi", "--1", "."] {
-            assert!(parse_amount("cpu", bad).is_err(), "{bad:?} should not parse");
+            assert!(
+                parse_amount("cpu", bad).is_err(),
+                "{bad:?} should not parse"
+            );
         }
     }
 

@@ -49,7 +49,10 @@ pub struct CqQueue {
 
 impl CqQueue {
     pub fn new(strategy: QueueingStrategy) -> Self {
-        Self { strategy, ..Self::default() }
+        Self {
+            strategy,
+            ..Self::default()
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -74,12 +77,13 @@ impl CqQueue {
             return false;
         }
         if let Some(&hash) = self.hash_of.get(&key.id)
-            && let Some(set) = self.heap_by_hash.get_mut(&hash) {
-                set.remove(key);
-                if set.is_empty() {
-                    self.heap_by_hash.remove(&hash);
-                }
+            && let Some(set) = self.heap_by_hash.get_mut(&hash)
+        {
+            set.remove(key);
+            if set.is_empty() {
+                self.heap_by_hash.remove(&hash);
             }
+        }
         true
     }
 
@@ -120,7 +124,14 @@ impl CqQueue {
     /// preemptors do, and the rest park until capacity frees (with their equivalents).
     ///
     /// Returns the equivalent workloads parked along with it.
-    pub fn requeue(&mut self, key: QueueKey, hash: u64, reason: RequeueReason, pending_flavors: bool, retry_pending: bool) -> Vec<WlId> {
+    pub fn requeue(
+        &mut self,
+        key: QueueKey,
+        hash: u64,
+        reason: RequeueReason,
+        pending_flavors: bool,
+        retry_pending: bool,
+    ) -> Vec<WlId> {
         if reason == RequeueReason::PendingPreemption {
             self.preemptor = Some(key);
         }
@@ -128,7 +139,10 @@ impl CqQueue {
         let immediate = match self.strategy {
             QueueingStrategy::StrictFifo => reason != RequeueReason::NamespaceMismatch,
             QueueingStrategy::BestEffortFifo => {
-                matches!(reason, RequeueReason::FailedAfterNomination | RequeueReason::PendingPreemption)
+                matches!(
+                    reason,
+                    RequeueReason::FailedAfterNomination | RequeueReason::PendingPreemption
+                )
             }
         };
         if immediate || pending_flavors || retry_pending {
@@ -138,7 +152,10 @@ impl CqQueue {
         self.inadmissible.insert(key.id, key);
         let mut moved = Vec::new();
         if self.strategy == QueueingStrategy::BestEffortFifo
-            && matches!(reason, RequeueReason::NoFit | RequeueReason::PreemptionNoCandidates)
+            && matches!(
+                reason,
+                RequeueReason::NoFit | RequeueReason::PreemptionNoCandidates
+            )
         {
             self.parked_hashes.insert(hash);
             if let Some(equivalents) = self.heap_by_hash.remove(&hash) {
@@ -172,14 +189,20 @@ impl CqQueue {
 
     /// Pending workloads in queue order (heap, parked and all), for positions.
     pub fn ordered(&self) -> Vec<QueueKey> {
-        let mut all: Vec<QueueKey> = self.heap.iter().copied().chain(self.inadmissible.values().copied()).collect();
+        let mut all: Vec<QueueKey> = self
+            .heap
+            .iter()
+            .copied()
+            .chain(self.inadmissible.values().copied())
+            .collect();
         all.sort();
         if self.strategy == QueueingStrategy::BestEffortFifo
             && let Some(p) = self.preemptor
-                && let Some(pos) = all.iter().position(|k| k.id == p.id) {
-                    let k = all.remove(pos);
-                    all.insert(0, k);
-                }
+            && let Some(pos) = all.iter().position(|k| k.id == p.id)
+        {
+            let k = all.remove(pos);
+            all.insert(0, k);
+        }
         all
     }
 }
@@ -189,7 +212,12 @@ mod tests {
     use super::*;
 
     fn key(id: WlId, priority: i64, time: Millis) -> QueueKey {
-        QueueKey { neg_priority: -priority, time, tiebreak: id as u64, id }
+        QueueKey {
+            neg_priority: -priority,
+            time,
+            tiebreak: id as u64,
+            id,
+        }
     }
 
     #[test]
@@ -200,7 +228,11 @@ mod tests {
         q.push(key(2, 0, 5), 3);
         q.push(key(3, 0, 5), 4);
         let order: Vec<WlId> = std::iter::from_fn(|| q.pop()).map(|k| k.id).collect();
-        assert_eq!(order, vec![1, 2, 3, 0], "StrictFIFO still orders by priority first");
+        assert_eq!(
+            order,
+            vec![1, 2, 3, 0],
+            "StrictFIFO still orders by priority first"
+        );
     }
 
     #[test]
@@ -230,7 +262,11 @@ mod tests {
         q.push(key(9, 0, 100), 8);
         let head = q.pop().unwrap();
         q.requeue(head, 7, RequeueReason::NoFit, false, false);
-        assert_eq!(q.heap.len(), 1, "only the different workload is left to try");
+        assert_eq!(
+            q.heap.len(),
+            1,
+            "only the different workload is left to try"
+        );
         q.push(key(10, 0, 200), 7);
         assert_eq!(q.inadmissible.len(), 6, "a new equivalent parks at once");
         assert_eq!(q.retry_inadmissible(|_| false), 6);
@@ -244,6 +280,10 @@ mod tests {
         let p = q.pop().unwrap();
         q.requeue(p, 1, RequeueReason::PendingPreemption, false, false);
         q.push(key(1, 500, 1), 2);
-        assert_eq!(q.pop().unwrap().id, 0, "the preemptor keeps its place ahead of higher priority");
+        assert_eq!(
+            q.pop().unwrap().id,
+            0,
+            "the preemptor keeps its place ahead of higher priority"
+        );
     }
 }

@@ -15,10 +15,11 @@ use super::decision::{InactiveReason, PendingDetail, PendingReason};
 use super::index::{FlavorId, Names, ResId};
 use super::labels::{Taint, Toleration};
 use super::model::{
-    ClusterQueue, ClusterState, LocalQueue, MissingSelector, Millis, SchedulerConfig, StopPolicy, Workload,
+    ClusterQueue, ClusterState, LocalQueue, Millis, MissingSelector, SchedulerConfig, StopPolicy,
+    Workload,
 };
-use super::queue::{CqQueue, QueueKey, WlId};
 use super::quantity::{Amount, sat_add, sat_mul};
+use super::queue::{CqQueue, QueueKey, WlId};
 use super::tree::{Fr, NodeId, Quota, Tree};
 
 pub type CqId = usize;
@@ -123,7 +124,9 @@ impl WlState {
     }
 
     pub fn uses_any(&self, frs: &[Fr]) -> bool {
-        self.holding.as_ref().is_some_and(|h| h.usage.iter().any(|(fr, _)| frs.contains(fr)))
+        self.holding
+            .as_ref()
+            .is_some_and(|h| h.usage.iter().any(|(fr, _)| frs.contains(fr)))
     }
 
     pub fn is_pending(&self) -> bool {
@@ -256,7 +259,11 @@ impl Engine {
                         if q.len() <= fr {
                             q.resize(fr + 1, Quota::default());
                         }
-                        q[fr] = Quota { nominal: r.nominal, borrowing_limit: r.borrowing_limit, lending_limit: r.lending_limit };
+                        q[fr] = Quota {
+                            nominal: r.nominal,
+                            borrowing_limit: r.borrowing_limit,
+                            lending_limit: r.lending_limit,
+                        };
                     }
                 }
             }
@@ -265,16 +272,26 @@ impl Engine {
         // Cohorts: explicit ones, then implicit ones named by parents or ClusterQueues.
         let mut cohort_names: BTreeSet<String> = base.cohorts.keys().cloned().collect();
         cohort_names.extend(base.cohorts.values().filter_map(|c| c.parent.clone()));
-        cohort_names.extend(base.cluster_queues.values().filter_map(|c| c.cohort.clone()));
+        cohort_names.extend(
+            base.cluster_queues
+                .values()
+                .filter_map(|c| c.cohort.clone()),
+        );
         for name in &cohort_names {
             let spec = base.cohorts.get(name);
-            let quota = spec.map(|c| quotas_of(names, &c.resource_groups)).unwrap_or_default();
+            let quota = spec
+                .map(|c| quotas_of(names, &c.resource_groups))
+                .unwrap_or_default();
             let weight = spec.map_or(1.0, |c| c.fair_weight);
             let mut quota = quota;
             quota.resize(names.frs.len(), Quota::default());
             let node = tree.add_node(false, quota, weight);
             cohort_ids.insert(name.clone(), cohorts.len());
-            cohorts.push(CohortInfo { name: name.clone(), node, in_cycle: false });
+            cohorts.push(CohortInfo {
+                name: name.clone(),
+                node,
+                in_cycle: false,
+            });
         }
         // Parent links, refusing cycles: a cohort whose ancestry loops is cut off and marked.
         for c in 0..cohorts.len() {
@@ -282,7 +299,11 @@ impl Engine {
             let mut cur = c;
             seen.insert(cur);
             let mut cyclic = false;
-            while let Some(parent) = base.cohorts.get(&cohorts[cur].name).and_then(|s| s.parent.as_ref()) {
+            while let Some(parent) = base
+                .cohorts
+                .get(&cohorts[cur].name)
+                .and_then(|s| s.parent.as_ref())
+            {
                 let p = cohort_ids[parent];
                 if !seen.insert(p) {
                     cyclic = true;
@@ -296,7 +317,11 @@ impl Engine {
             if cohorts[c].in_cycle {
                 continue;
             }
-            if let Some(parent) = base.cohorts.get(&cohorts[c].name).and_then(|s| s.parent.as_ref()) {
+            if let Some(parent) = base
+                .cohorts
+                .get(&cohorts[c].name)
+                .and_then(|s| s.parent.as_ref())
+            {
                 let p = cohort_ids[parent];
                 tree.set_parent(cohorts[c].node, cohorts[p].node);
             }
@@ -312,7 +337,11 @@ impl Engine {
             let mut group_of = BTreeMap::new();
             let mut missing = Vec::new();
             for (gi, g) in spec.resource_groups.iter().enumerate() {
-                let covered: Vec<ResId> = g.covered_resources.iter().map(|r| names.resource(r)).collect();
+                let covered: Vec<ResId> = g
+                    .covered_resources
+                    .iter()
+                    .map(|r| names.resource(r))
+                    .collect();
                 for &r in &covered {
                     group_of.entry(r).or_insert(gi);
                 }
@@ -320,15 +349,23 @@ impl Engine {
                 let mut frs = Vec::new();
                 for f in &g.flavors {
                     let fid = names.flavor(&f.name);
-                    if self.flavors.get(fid).is_none_or(|f| f.is_none()) && !missing.contains(&f.name) {
+                    if self.flavors.get(fid).is_none_or(|f| f.is_none())
+                        && !missing.contains(&f.name)
+                    {
                         missing.push(f.name.clone());
                     }
                     flavors.push(fid);
                     frs.push(covered.iter().map(|&r| names.fr(fid, r)).collect());
                 }
-                groups.push(GroupInfo { covered, flavors, frs });
+                groups.push(GroupInfo {
+                    covered,
+                    flavors,
+                    frs,
+                });
             }
-            let covers_pods = names.find_resource("pods").filter(|r| group_of.contains_key(r));
+            let covers_pods = names
+                .find_resource("pods")
+                .filter(|r| group_of.contains_key(r));
             let mut inactive = None;
             if spec.stop_policy != StopPolicy::None {
                 inactive = Some(InactiveReason::Stopped);
@@ -347,7 +384,11 @@ impl Engine {
                     let mut cur = Some(c);
                     while let Some(ci) = cur {
                         path.push(cohorts[ci].name.clone());
-                        cur = base.cohorts.get(&cohorts[ci].name).and_then(|s| s.parent.as_ref()).map(|p| cohort_ids[p]);
+                        cur = base
+                            .cohorts
+                            .get(&cohorts[ci].name)
+                            .and_then(|s| s.parent.as_ref())
+                            .map(|p| cohort_ids[p]);
                     }
                 }
             }
@@ -372,7 +413,10 @@ impl Engine {
             n.subtree_quota.resize(tree.num_fr, 0);
             n.usage.resize(tree.num_fr, 0);
         }
-        self.queues = cqs.iter().map(|c: &CqInfo| CqQueue::new(c.spec.queueing_strategy)).collect();
+        self.queues = cqs
+            .iter()
+            .map(|c: &CqInfo| CqQueue::new(c.spec.queueing_strategy))
+            .collect();
         self.cq_of_node = vec![None; tree.nodes.len()];
         for (id, cq) in cqs.iter().enumerate() {
             self.cq_of_node[cq.node] = Some(id);
@@ -386,7 +430,9 @@ impl Engine {
     }
 
     pub(crate) fn recompute_tree(&mut self) {
-        let roots: Vec<NodeId> = (0..self.tree.nodes.len()).filter(|&n| self.tree.nodes[n].parent.is_none()).collect();
+        let roots: Vec<NodeId> = (0..self.tree.nodes.len())
+            .filter(|&n| self.tree.nodes[n].parent.is_none())
+            .collect();
         for r in roots {
             self.tree.recompute_from(r);
         }
@@ -422,7 +468,11 @@ impl Engine {
                 name: ps.name.clone(),
                 count: ps.count,
                 min_count: ps.min_count,
-                per_pod: ps.per_pod.iter().map(|(r, v)| (self.names.resource(r), *v)).collect(),
+                per_pod: ps
+                    .per_pod
+                    .iter()
+                    .map(|(r, v)| (self.names.resource(r), *v))
+                    .collect(),
             })
             .collect();
         let hash = equivalence_hash(&w);
@@ -455,31 +505,35 @@ impl Engine {
             evaluated_at: 0,
         };
         self.resolve_target(&mut st);
-        if let Some(adm) = st.w.admission.clone().filter(|_| !st.w.finished && st.w.active)
-            && let Some(&cq) = self.cq_ids.get(&adm.cluster_queue) {
-                let mut usage: BTreeMap<Fr, Amount> = BTreeMap::new();
-                for psa in &adm.pod_sets {
-                    let reclaimable = st.w.reclaimable.get(&psa.name).copied().unwrap_or(0);
-                    for (res, flavor) in &psa.flavors {
-                        let total = psa.resource_usage.get(res).copied().unwrap_or(0);
-                        let v = scale_usage(total, psa.count, reclaimable);
-                        let fr = self.intern_fr(flavor, res);
-                        let e = usage.entry(fr).or_insert(0);
-                        *e = sat_add(*e, v);
-                    }
+        if let Some(adm) =
+            st.w.admission
+                .clone()
+                .filter(|_| !st.w.finished && st.w.active)
+            && let Some(&cq) = self.cq_ids.get(&adm.cluster_queue)
+        {
+            let mut usage: BTreeMap<Fr, Amount> = BTreeMap::new();
+            for psa in &adm.pod_sets {
+                let reclaimable = st.w.reclaimable.get(&psa.name).copied().unwrap_or(0);
+                for (res, flavor) in &psa.flavors {
+                    let total = psa.resource_usage.get(res).copied().unwrap_or(0);
+                    let v = scale_usage(total, psa.count, reclaimable);
+                    let fr = self.intern_fr(flavor, res);
+                    let e = usage.entry(fr).or_insert(0);
+                    *e = sat_add(*e, v);
                 }
-                let usage: Vec<(Fr, Amount)> = usage.into_iter().collect();
-                let node = self.cqs[cq].node;
-                for &(fr, v) in &usage {
-                    if propagate {
-                        self.tree.add_usage(node, fr, v);
-                    } else {
-                        self.tree.nodes[node].usage[fr] = sat_add(self.tree.nodes[node].usage[fr], v);
-                    }
-                }
-                self.cqs[cq].holding.insert(id);
-                st.holding = Some(Holding { cq, usage });
             }
+            let usage: Vec<(Fr, Amount)> = usage.into_iter().collect();
+            let node = self.cqs[cq].node;
+            for &(fr, v) in &usage {
+                if propagate {
+                    self.tree.add_usage(node, fr, v);
+                } else {
+                    self.tree.nodes[node].usage[fr] = sat_add(self.tree.nodes[node].usage[fr], v);
+                }
+            }
+            self.cqs[cq].holding.insert(id);
+            st.holding = Some(Holding { cq, usage });
+        }
         if st.holding.is_none() && !st.w.finished {
             self.enqueue(&mut st);
         }
@@ -495,20 +549,31 @@ impl Engine {
         if !w.unsupported.is_empty() {
             st.block = Some((
                 PendingReason::Unsupported,
-                format!("kubectl-kueue does not support {} on workloads", w.unsupported.join(", ")),
-                PendingDetail::Unsupported { fields: w.unsupported.clone() },
+                format!(
+                    "kubectl-kueue does not support {} on workloads",
+                    w.unsupported.join(", ")
+                ),
+                PendingDetail::Unsupported {
+                    fields: w.unsupported.clone(),
+                },
             ));
             return;
         }
         if !w.active {
-            st.block = Some((PendingReason::Deactivated, "The workload is deactivated".to_string(), PendingDetail::Deactivated));
+            st.block = Some((
+                PendingReason::Deactivated,
+                "The workload is deactivated".to_string(),
+                PendingDetail::Deactivated,
+            ));
             return;
         }
         let Some(lq) = self.lqs.get(&(w.namespace.clone(), w.queue_name.clone())) else {
             st.block = Some((
                 PendingReason::Misconfigured,
                 format!("LocalQueue {} doesn't exist", w.queue_name),
-                PendingDetail::NoLocalQueue { local_queue: w.queue_name.clone() },
+                PendingDetail::NoLocalQueue {
+                    local_queue: w.queue_name.clone(),
+                },
             ));
             return;
         };
@@ -516,7 +581,9 @@ impl Engine {
             st.block = Some((
                 PendingReason::Suspended,
                 format!("LocalQueue {} is inactive", w.queue_name),
-                PendingDetail::LocalQueueStopped { local_queue: w.queue_name.clone() },
+                PendingDetail::LocalQueueStopped {
+                    local_queue: w.queue_name.clone(),
+                },
             ));
             return;
         }
@@ -524,7 +591,9 @@ impl Engine {
             st.block = Some((
                 PendingReason::Misconfigured,
                 format!("ClusterQueue {} doesn't exist", lq.cluster_queue),
-                PendingDetail::NoClusterQueue { cluster_queue: lq.cluster_queue.clone() },
+                PendingDetail::NoClusterQueue {
+                    cluster_queue: lq.cluster_queue.clone(),
+                },
             ));
             return;
         };
@@ -533,7 +602,10 @@ impl Engine {
             st.block = Some((
                 PendingReason::Suspended,
                 format!("ClusterQueue {} is inactive", lq.cluster_queue),
-                PendingDetail::ClusterQueueInactive { cluster_queue: lq.cluster_queue.clone(), why: why.clone() },
+                PendingDetail::ClusterQueueInactive {
+                    cluster_queue: lq.cluster_queue.clone(),
+                    why: why.clone(),
+                },
             ));
         }
     }
@@ -630,4 +702,3 @@ fn equivalence_hash(w: &Workload) -> u64 {
     }
     h.finish()
 }
-

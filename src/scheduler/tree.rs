@@ -46,7 +46,10 @@ pub struct Tree {
 
 impl Tree {
     pub fn new(num_fr: usize) -> Self {
-        Self { nodes: Vec::new(), num_fr }
+        Self {
+            nodes: Vec::new(),
+            num_fr,
+        }
     }
 
     pub fn add_node(&mut self, is_cq: bool, quota: Vec<Quota>, fair_weight: f64) -> NodeId {
@@ -149,7 +152,8 @@ impl Tree {
             let lq = self.local_quota(n, fr);
             let stored_in_parent = sat_sub(node.subtree_quota[fr], lq);
             let used_in_parent = sat_sub(node.usage[fr], lq).max(0);
-            let with_max_from_parent = sat_add(sat_sub(stored_in_parent, used_in_parent), borrowing);
+            let with_max_from_parent =
+                sat_add(sat_sub(stored_in_parent, used_in_parent), borrowing);
             parent_available = parent_available.min(with_max_from_parent);
         }
         sat_add(self.local_available(n, fr), parent_available)
@@ -171,7 +175,10 @@ impl Tree {
         let Some(parent) = node.parent else {
             return node.subtree_quota[fr];
         };
-        let mut avail = sat_add(self.local_quota(n, fr), self.potential_available(parent, fr));
+        let mut avail = sat_add(
+            self.local_quota(n, fr),
+            self.potential_available(parent, fr),
+        );
         if let Some(borrowing) = node.quota[fr].borrowing_limit {
             avail = avail.min(sat_add(node.subtree_quota[fr], borrowing));
         }
@@ -183,9 +190,10 @@ impl Tree {
         let node = &mut self.nodes[n];
         node.usage[fr] = sat_add(node.usage[fr], v);
         if let Some(parent) = node.parent
-            && v > local_available {
-                self.add_usage(parent, fr, sat_sub(v, local_available));
-            }
+            && v > local_available
+        {
+            self.add_usage(parent, fr, sat_sub(v, local_available));
+        }
     }
 
     pub fn remove_usage(&mut self, n: NodeId, fr: Fr, v: Amount) {
@@ -279,7 +287,11 @@ mod tests {
     use super::*;
 
     fn q(nominal: Amount, borrowing: Option<Amount>, lending: Option<Amount>) -> Vec<Quota> {
-        vec![Quota { nominal, borrowing_limit: borrowing, lending_limit: lending }]
+        vec![Quota {
+            nominal,
+            borrowing_limit: borrowing,
+            lending_limit: lending,
+        }]
     }
 
     /// The digest's worked example: A nominal 10, B nominal 6 lending 2, A uses 11.

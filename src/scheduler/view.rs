@@ -32,7 +32,12 @@ impl View<'_> {
     }
 
     /// Upstream's `SatisfiesPreemptionPolicy`.
-    pub fn satisfies_policy(&self, policy: PreemptionPolicy, preemptor: WlId, candidate: WlId) -> bool {
+    pub fn satisfies_policy(
+        &self,
+        policy: PreemptionPolicy,
+        preemptor: WlId,
+        candidate: WlId,
+    ) -> bool {
         let p = self.wl(preemptor);
         let c = self.wl(candidate);
         let lower = p.priority() > c.priority();

@@ -41,7 +41,15 @@ impl Engine {
         }
         if let Some((reason, message, detail)) = engine.blocked_reason(key) {
             let cq = engine.wl(id).target_cq.map(|c| engine.cqs[c].name.clone());
-            return Some(Evaluation { cluster_queue: cq, assignment: None, mode: FitMode::NoFit, would_preempt: vec![], reason: Some(reason), message, detail });
+            return Some(Evaluation {
+                cluster_queue: cq,
+                assignment: None,
+                mode: FitMode::NoFit,
+                would_preempt: vec![],
+                reason: Some(reason),
+                message,
+                detail,
+            });
         }
         let cq = engine.wl(id).target_cq?;
         let cq_name = engine.cqs[cq].name.clone();
@@ -68,7 +76,10 @@ impl Engine {
                 let st = view.wl(v.wl);
                 WouldPreempt {
                     workload: st.key.clone(),
-                    cluster_queue: st.holding.as_ref().map_or(cq_name.clone(), |h| engine.cqs[h.cq].name.clone()),
+                    cluster_queue: st
+                        .holding
+                        .as_ref()
+                        .map_or(cq_name.clone(), |h| engine.cqs[h.cq].name.clone()),
                     priority: st.priority(),
                     reason: v.reason,
                 }
@@ -77,18 +88,43 @@ impl Engine {
         let message = assigned.message();
         let (reason, detail) = match mode {
             FitMode::Fit => (None, PendingDetail::None),
-            FitMode::NoFit => (Some(assigned.no_fit_reason.unwrap_or(PendingReason::WaitingForQuota)), PendingDetail::None),
-            _ if would_preempt.is_empty() => (Some(PendingReason::WaitingForQuota), PendingDetail::NoCandidates),
-            _ => (Some(PendingReason::WaitingForPreemptedWorkloads), PendingDetail::None),
+            FitMode::NoFit => (
+                Some(
+                    assigned
+                        .no_fit_reason
+                        .unwrap_or(PendingReason::WaitingForQuota),
+                ),
+                PendingDetail::None,
+            ),
+            _ if would_preempt.is_empty() => (
+                Some(PendingReason::WaitingForQuota),
+                PendingDetail::NoCandidates,
+            ),
+            _ => (
+                Some(PendingReason::WaitingForPreemptedWorkloads),
+                PendingDetail::None,
+            ),
         };
-        Some(Evaluation { cluster_queue: Some(cq_name), assignment: Some(assignment), mode, would_preempt, reason, message, detail })
+        Some(Evaluation {
+            cluster_queue: Some(cq_name),
+            assignment: Some(assignment),
+            mode,
+            would_preempt,
+            reason,
+            message,
+            detail,
+        })
     }
 
     /// Pending workloads ahead of `key` in its ClusterQueue, in queue order (upstream's
     /// visibility order: heap and parked together).
     pub fn ahead_of(&self, key: &str) -> Vec<String> {
-        let Some(id) = self.workload_id(key) else { return vec![] };
-        let Some(cq) = self.wl(id).target_cq else { return vec![] };
+        let Some(id) = self.workload_id(key) else {
+            return vec![];
+        };
+        let Some(cq) = self.wl(id).target_cq else {
+            return vec![];
+        };
         let mut out = Vec::new();
         for k in self.queues[cq].ordered() {
             if k.id == id {
@@ -103,7 +139,9 @@ impl Engine {
 
     /// Is the ClusterQueue of `key` StrictFIFO?
     pub fn strict_fifo(&self, cq: &str) -> bool {
-        self.cq_ids.get(cq).is_some_and(|&c| self.cqs[c].spec.queueing_strategy == super::model::QueueingStrategy::StrictFifo)
+        self.cq_ids.get(cq).is_some_and(|&c| {
+            self.cqs[c].spec.queueing_strategy == super::model::QueueingStrategy::StrictFifo
+        })
     }
 }
 
@@ -112,19 +150,30 @@ impl Engine {
     /// one sentence per policy, with the numbers (for `explain`).
     pub fn why_no_candidates(&self, key: &str, needed: &[(String, String)]) -> Vec<String> {
         use super::model::PreemptionPolicy;
-        let Some(id) = self.workload_id(key) else { return vec![] };
-        let Some(cq) = self.wl(id).target_cq else { return vec![] };
+        let Some(id) = self.workload_id(key) else {
+            return vec![];
+        };
+        let Some(cq) = self.wl(id).target_cq else {
+            return vec![];
+        };
         let me = self.wl(id);
         let frs: Vec<super::tree::Fr> = needed
             .iter()
-            .filter_map(|(f, r)| self.names.find_fr(self.names.find_flavor(f)?, self.names.find_resource(r)?))
+            .filter_map(|(f, r)| {
+                self.names
+                    .find_fr(self.names.find_flavor(f)?, self.names.find_resource(r)?)
+            })
             .collect();
         let what: Vec<String> = needed.iter().map(|(f, r)| format!("{r} on {f}")).collect();
         let what = what.join(", ");
         let spec = &self.cqs[cq].spec.preemption;
         let mut out = Vec::new();
-        let users: Vec<&super::state::WlState> =
-            self.cqs[cq].holding.iter().filter_map(|&w| self.wls[w].as_ref()).filter(|s| s.uses_any(&frs)).collect();
+        let users: Vec<&super::state::WlState> = self.cqs[cq]
+            .holding
+            .iter()
+            .filter_map(|&w| self.wls[w].as_ref())
+            .filter(|s| s.uses_any(&frs))
+            .collect();
         match spec.within_cluster_queue {
             PreemptionPolicy::Never => out.push(format!(
                 "withinClusterQueue is Never: the {} workload(s) of {} using {what} cannot be preempted by it",
@@ -149,7 +198,10 @@ impl Engine {
         }
         let node = self.cqs[cq].node;
         if self.tree.parent(node).is_none() {
-            out.push(format!("{} has no cohort, so there is nothing to reclaim from other queues", self.cqs[cq].name));
+            out.push(format!(
+                "{} has no cohort, so there is nothing to reclaim from other queues",
+                self.cqs[cq].name
+            ));
         } else if spec.reclaim_within_cohort == PreemptionPolicy::Never {
             out.push("reclaimWithinCohort is Never: workloads of other ClusterQueues are never preempted for it".to_string());
         } else {
@@ -157,7 +209,9 @@ impl Engine {
             let mut nodes = Vec::new();
             self.tree.subtree_cqs(root, &mut nodes);
             for n in nodes.into_iter().filter(|&n| n != node) {
-                let Some(other) = self.cq_of_node[n] else { continue };
+                let Some(other) = self.cq_of_node[n] else {
+                    continue;
+                };
                 for &fr in &frs {
                     let usage = self.tree.nodes[n].usage[fr];
                     let nominal = self.tree.nodes[n].quota[fr].nominal;

@@ -52,17 +52,30 @@ pub enum EditKind {
 
 impl Edit {
     pub fn parse(expression: &str) -> Result<Edit, EditError> {
-        let err = |m: &str| EditError { expression: expression.to_string(), message: m.to_string() };
-        let (lhs, value) = expression.split_once('=').ok_or_else(|| err("expected TARGET.FIELD=VALUE"))?;
-        let (kind_word, rest) = lhs.split_once('/').ok_or_else(|| err("expected KIND/NAME.FIELD before '=' (e.g. cq/team-a-queue.nominalQuota)"))?;
+        let err = |m: &str| EditError {
+            expression: expression.to_string(),
+            message: m.to_string(),
+        };
+        let (lhs, value) = expression
+            .split_once('=')
+            .ok_or_else(|| err("expected TARGET.FIELD=VALUE"))?;
+        let (kind_word, rest) = lhs.split_once('/').ok_or_else(|| {
+            err("expected KIND/NAME.FIELD before '=' (e.g. cq/team-a-queue.nominalQuota)")
+        })?;
         let kind = match kind_word.to_ascii_lowercase().as_str() {
             "clusterqueue" | "clusterqueues" | "cq" => EditKind::ClusterQueue,
             "cohort" | "cohorts" | "co" => EditKind::Cohort,
             "localqueue" | "localqueues" | "lq" => EditKind::LocalQueue,
             "workload" | "workloads" | "wl" | "kwl" => EditKind::Workload,
-            other => return Err(err(&format!("unknown kind {other:?}: use clusterqueue (cq), cohort, localqueue (lq) or workload (wl)"))),
+            other => {
+                return Err(err(&format!(
+                    "unknown kind {other:?}: use clusterqueue (cq), cohort, localqueue (lq) or workload (wl)"
+                )));
+            }
         };
-        let (target, field) = rest.split_once('.').ok_or_else(|| err("expected a field after the name, e.g. .nominalQuota"))?;
+        let (target, field) = rest
+            .split_once('.')
+            .ok_or_else(|| err("expected a field after the name, e.g. .nominalQuota"))?;
         let namespaced = matches!(kind, EditKind::LocalQueue | EditKind::Workload);
         if namespaced && !target.contains('/') {
             return Err(err("localqueue and workload targets are NAMESPACE/NAME"));
@@ -70,32 +83,54 @@ impl Edit {
         if target.is_empty() || field.is_empty() {
             return Err(err("empty name or field"));
         }
-        Ok(Edit { expression: expression.to_string(), kind, target: target.to_string(), field: field.to_string(), value: value.to_string() })
+        Ok(Edit {
+            expression: expression.to_string(),
+            kind,
+            target: target.to_string(),
+            field: field.to_string(),
+            value: value.to_string(),
+        })
     }
 
     fn err(&self, m: impl Into<String>) -> EditError {
-        EditError { expression: self.expression.clone(), message: m.into() }
+        EditError {
+            expression: self.expression.clone(),
+            message: m.into(),
+        }
     }
 
     /// Applies the edit to the inventory.
     pub fn apply(&self, inv: &mut Inventory) -> Result<(), EditError> {
         match self.kind {
             EditKind::ClusterQueue => {
-                let cq = find(&mut inv.cluster_queues, &self.target, |o: &ClusterQueue| o.metadata.name.clone())
-                    .ok_or_else(|| self.err(format!("no ClusterQueue {} in the input", self.target)))?;
+                let cq = find(&mut inv.cluster_queues, &self.target, |o: &ClusterQueue| {
+                    o.metadata.name.clone()
+                })
+                .ok_or_else(|| self.err(format!("no ClusterQueue {} in the input", self.target)))?;
                 self.apply_cq(cq)
             }
             EditKind::Cohort => {
-                if find(&mut inv.cohorts, &self.target, |o: &Cohort| o.metadata.name.clone()).is_none() {
+                if find(&mut inv.cohorts, &self.target, |o: &Cohort| {
+                    o.metadata.name.clone()
+                })
+                .is_none()
+                {
                     // Implicit cohorts get an object so they can be edited.
                     let mut c = Cohort::new(&self.target, Default::default());
                     c.metadata.name = Some(self.target.clone());
                     inv.cohorts.push(crate::manifests::Sourced {
                         obj: c,
-                        origin: crate::manifests::Origin { file: "--set".into(), document: 0, order: usize::MAX },
+                        origin: crate::manifests::Origin {
+                            file: "--set".into(),
+                            document: 0,
+                            order: usize::MAX,
+                        },
                     });
                 }
-                let c = find(&mut inv.cohorts, &self.target, |o: &Cohort| o.metadata.name.clone()).expect("just added");
+                let c = find(&mut inv.cohorts, &self.target, |o: &Cohort| {
+                    o.metadata.name.clone()
+                })
+                .expect("just added");
                 match self.field.as_str() {
                     "parentName" | "parent" => {
                         c.spec.parent_name = non_empty(&self.value);
@@ -111,7 +146,11 @@ impl Edit {
             }
             EditKind::LocalQueue => {
                 let lq = find(&mut inv.local_queues, &self.target, |o: &LocalQueue| {
-                    Some(format!("{}/{}", o.metadata.namespace.as_deref().unwrap_or("default"), o.metadata.name.as_deref().unwrap_or("")))
+                    Some(format!(
+                        "{}/{}",
+                        o.metadata.namespace.as_deref().unwrap_or("default"),
+                        o.metadata.name.as_deref().unwrap_or("")
+                    ))
                 })
                 .ok_or_else(|| self.err(format!("no LocalQueue {} in the input", self.target)))?;
                 match self.field.as_str() {
@@ -123,7 +162,9 @@ impl Edit {
                         lq.spec.cluster_queue = Some(self.value.clone());
                         Ok(())
                     }
-                    f => Err(self.err(format!("unknown LocalQueue field {f:?}: use stopPolicy or clusterQueue"))),
+                    f => Err(self.err(format!(
+                        "unknown LocalQueue field {f:?}: use stopPolicy or clusterQueue"
+                    ))),
                 }
             }
             EditKind::Workload => {
@@ -133,18 +174,27 @@ impl Edit {
                 .ok_or_else(|| self.err(format!("no Workload {} in the input (Workloads made from Jobs are named job-<name>-<hash>; see the output)", self.target)))?;
                 match self.field.as_str() {
                     "priority" => {
-                        wl.spec.priority = Some(self.value.parse().map_err(|_| self.err("priority must be an integer"))?);
+                        wl.spec.priority = Some(
+                            self.value
+                                .parse()
+                                .map_err(|_| self.err("priority must be an integer"))?,
+                        );
                         Ok(())
                     }
                     "active" => {
-                        wl.spec.active = self.value.parse().map_err(|_| self.err("active must be true or false"))?;
+                        wl.spec.active = self
+                            .value
+                            .parse()
+                            .map_err(|_| self.err("active must be true or false"))?;
                         Ok(())
                     }
                     "queueName" => {
                         wl.spec.queue_name = Some(self.value.clone());
                         Ok(())
                     }
-                    f => Err(self.err(format!("unknown Workload field {f:?}: use priority, active or queueName"))),
+                    f => Err(self.err(format!(
+                        "unknown Workload field {f:?}: use priority, active or queueName"
+                    ))),
                 }
             }
         }
@@ -195,48 +245,92 @@ fn non_empty(v: &str) -> Option<String> {
     (!v.is_empty()).then(|| v.to_string())
 }
 
-fn find<'a, T>(items: &'a mut [crate::manifests::Sourced<T>], target: &str, key: impl Fn(&T) -> Option<String>) -> Option<&'a mut T> {
-    items.iter_mut().find(|s| key(&s.obj).as_deref() == Some(target)).map(|s| &mut s.obj)
+fn find<'a, T>(
+    items: &'a mut [crate::manifests::Sourced<T>],
+    target: &str,
+    key: impl Fn(&T) -> Option<String>,
+) -> Option<&'a mut T> {
+    items
+        .iter_mut()
+        .find(|s| key(&s.obj).as_deref() == Some(target))
+        .map(|s| &mut s.obj)
 }
 
 fn parse_enum<T: serde::de::DeserializeOwned>(value: &str) -> Result<T, String> {
-    serde_json::from_value(serde_json::Value::String(value.to_string())).map_err(|e| format!("{value:?} is not allowed here: {e}"))
+    serde_json::from_value(serde_json::Value::String(value.to_string()))
+        .map_err(|e| format!("{value:?} is not allowed here: {e}"))
 }
 
 /// `flavor:resource=quantity[;resource=quantity]...` (kueuectl's `--nominal-quota` shape).
-fn set_quota(groups: &mut Vec<api::ResourceGroup>, field: &str, value: &str, cohort: bool) -> Result<(), String> {
-    let (flavor, assignments) =
-        value.split_once(':').ok_or("expected FLAVOR:RESOURCE=QUANTITY[;RESOURCE=QUANTITY], e.g. gpu-a100:nvidia.com/gpu=6")?;
+fn set_quota(
+    groups: &mut Vec<api::ResourceGroup>,
+    field: &str,
+    value: &str,
+    cohort: bool,
+) -> Result<(), String> {
+    let (flavor, assignments) = value.split_once(':').ok_or(
+        "expected FLAVOR:RESOURCE=QUANTITY[;RESOURCE=QUANTITY], e.g. gpu-a100:nvidia.com/gpu=6",
+    )?;
     for pair in assignments.split(';').filter(|p| !p.trim().is_empty()) {
-        let (resource, q) = pair.split_once('=').ok_or_else(|| format!("expected RESOURCE=QUANTITY, got {pair:?}"))?;
+        let (resource, q) = pair
+            .split_once('=')
+            .ok_or_else(|| format!("expected RESOURCE=QUANTITY, got {pair:?}"))?;
         let resource = resource.trim();
         let q = q.trim();
-        let quantity = if q.is_empty() || q == "null" { None } else { Some(Quantity(q.to_string())) };
+        let quantity = if q.is_empty() || q == "null" {
+            None
+        } else {
+            Some(Quantity(q.to_string()))
+        };
         if let Some(q) = &quantity {
             crate::scheduler::quantity::parse_amount(resource, &q.0).map_err(|e| e.to_string())?;
         }
-        let existing = groups.iter_mut().flat_map(|g| g.flavors.iter_mut()).find(|f| f.name == flavor);
+        let existing = groups
+            .iter_mut()
+            .flat_map(|g| g.flavors.iter_mut())
+            .find(|f| f.name == flavor);
         let target = match existing {
             Some(f) => f,
             None if cohort => {
                 groups.push(api::ResourceGroup {
                     covered_resources: vec![resource.to_string()],
-                    flavors: vec![api::FlavorQuotas { name: flavor.to_string(), resources: vec![] }],
+                    flavors: vec![api::FlavorQuotas {
+                        name: flavor.to_string(),
+                        resources: vec![],
+                    }],
                 });
-                groups.last_mut().and_then(|g| g.flavors.last_mut()).expect("just pushed")
+                groups
+                    .last_mut()
+                    .and_then(|g| g.flavors.last_mut())
+                    .expect("just pushed")
             }
-            None => return Err(format!("flavor {flavor} is not in this ClusterQueue's resourceGroups")),
+            None => {
+                return Err(format!(
+                    "flavor {flavor} is not in this ClusterQueue's resourceGroups"
+                ));
+            }
         };
         let entry = match target.resources.iter_mut().position(|r| r.name == resource) {
             Some(i) => &mut target.resources[i],
             None if cohort => {
-                target.resources.push(ResourceQuota { name: resource.to_string(), nominal_quota: Quantity("0".into()), borrowing_limit: None, lending_limit: None });
+                target.resources.push(ResourceQuota {
+                    name: resource.to_string(),
+                    nominal_quota: Quantity("0".into()),
+                    borrowing_limit: None,
+                    lending_limit: None,
+                });
                 target.resources.last_mut().expect("just pushed")
             }
-            None => return Err(format!("resource {resource} is not covered by flavor {flavor} here")),
+            None => {
+                return Err(format!(
+                    "resource {resource} is not covered by flavor {flavor} here"
+                ));
+            }
         };
         match field {
-            "nominalQuota" => entry.nominal_quota = quantity.ok_or("nominalQuota needs a quantity")?,
+            "nominalQuota" => {
+                entry.nominal_quota = quantity.ok_or("nominalQuota needs a quantity")?
+            }
             "borrowingLimit" => entry.borrowing_limit = quantity,
             _ => entry.lending_limit = quantity,
         }
@@ -250,13 +344,21 @@ pub fn remove(inv: &mut Inventory, targets: &[String]) -> Result<(), EditError> 
     for t in targets {
         let (ns, name) = t.split_once('/').unwrap_or(("default", t.as_str()));
         let key_of = |m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta| {
-            (m.namespace.clone().unwrap_or_else(|| "default".to_string()), m.name.clone().unwrap_or_default())
+            (
+                m.namespace.clone().unwrap_or_else(|| "default".to_string()),
+                m.name.clone().unwrap_or_default(),
+            )
         };
         let before = inv.workloads.len() + inv.jobs.len();
-        inv.workloads.retain(|w| key_of(&w.obj.metadata) != (ns.to_string(), name.to_string()));
-        inv.jobs.retain(|j| key_of(&j.obj.metadata) != (ns.to_string(), name.to_string()));
+        inv.workloads
+            .retain(|w| key_of(&w.obj.metadata) != (ns.to_string(), name.to_string()));
+        inv.jobs
+            .retain(|j| key_of(&j.obj.metadata) != (ns.to_string(), name.to_string()));
         if inv.workloads.len() + inv.jobs.len() == before {
-            return Err(EditError { expression: format!("--remove {t}"), message: format!("no Workload or Job {ns}/{name} in the input") });
+            return Err(EditError {
+                expression: format!("--remove {t}"),
+                message: format!("no Workload or Job {ns}/{name} in the input"),
+            });
         }
     }
     Ok(())
@@ -265,15 +367,25 @@ pub fn remove(inv: &mut Inventory, targets: &[String]) -> Result<(), EditError> 
 /// Replaces queue-labelled Jobs by the Workloads they stand for (named `job-<name>-<hash>`),
 /// so edits can address every workload by its Workload name.
 pub fn materialize_jobs(inv: &mut Inventory) {
-    let priorities: std::collections::BTreeMap<String, i32> =
-        inv.priority_classes.iter().map(|p| (p.obj.metadata.name.clone().unwrap_or_default(), p.obj.value)).collect();
+    let priorities: std::collections::BTreeMap<String, i32> = inv
+        .priority_classes
+        .iter()
+        .map(|p| (p.obj.metadata.name.clone().unwrap_or_default(), p.obj.value))
+        .collect();
     let jobs = std::mem::take(&mut inv.jobs);
     for job in jobs {
-        if inv.workloads.iter().any(|w| crate::manifests::job::workload_belongs_to(&w.obj, &job.obj)) {
+        if inv
+            .workloads
+            .iter()
+            .any(|w| crate::manifests::job::workload_belongs_to(&w.obj, &job.obj))
+        {
             continue;
         }
         match crate::manifests::job::workload_for_job(&job.obj, &priorities) {
-            Ok(w) => inv.workloads.push(crate::manifests::Sourced { obj: w, origin: job.origin }),
+            Ok(w) => inv.workloads.push(crate::manifests::Sourced {
+                obj: w,
+                origin: job.origin,
+            }),
             Err(_) => inv.jobs.push(job),
         }
     }
@@ -294,7 +406,10 @@ mod tests {
         let e = Edit::parse("wl/team-a/job-x-12345.priority=5").unwrap();
         assert_eq!(e.target, "team-a/job-x-12345");
         assert!(Edit::parse("nominalQuota=4").is_err());
-        assert!(Edit::parse("lq/training-queue.stopPolicy=Hold").is_err(), "namespace required");
+        assert!(
+            Edit::parse("lq/training-queue.stopPolicy=Hold").is_err(),
+            "namespace required"
+        );
         assert!(Edit::parse("pod/x.y=1").is_err());
     }
 }

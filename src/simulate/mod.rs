@@ -9,4 +9,4 @@ pub mod scenario;
 
 pub use edits::{Edit, EditError, materialize_jobs, remove};
 pub use runner::{RunReport, run_to_fixpoint};
-pub use scenario::{Simulation, SimulateError};
+pub use scenario::{SimulateError, Simulation};

@@ -20,7 +20,14 @@ use crate::scheduler::{Engine, PendingReason};
 
 /// upstream's `apimeta.SetStatusCondition`: the transition time moves only when the status
 /// flips; reason and message always follow.
-pub fn set_condition(conds: &mut Vec<Condition>, type_: &str, status: bool, reason: &str, message: &str, now: Millis) {
+pub fn set_condition(
+    conds: &mut Vec<Condition>,
+    type_: &str,
+    status: bool,
+    reason: &str,
+    message: &str,
+    now: Millis,
+) {
     let status = if status { "True" } else { "False" };
     match conds.iter_mut().find(|c| c.type_ == type_) {
         Some(c) => {
@@ -60,8 +67,12 @@ pub fn truncate_message(message: &str, limit: usize) -> String {
 
 /// `Evicted`/`Preempted` go back to False with "Previously: ..." on a new reservation.
 pub fn reset_active(conds: &mut Vec<Condition>, type_: &str, now: Millis) {
-    if let Some(c) = conds.iter().find(|c| c.type_ == type_ && c.status == "True") {
-        let message = truncate_message(&format!("Previously: {}", c.message), MAX_CONDITION_MESSAGE);
+    if let Some(c) = conds
+        .iter()
+        .find(|c| c.type_ == type_ && c.status == "True")
+    {
+        let message =
+            truncate_message(&format!("Previously: {}", c.message), MAX_CONDITION_MESSAGE);
         set_condition(conds, type_, false, "QuotaReserved", &message, now);
     }
 }
@@ -92,8 +103,12 @@ impl History {
                 }
                 Decision::Preempting { targets, .. } => {
                     for t in targets {
-                        h.preempted.insert(t.workload.clone(), (d.workload.clone(), t.reason, t.message.clone()));
-                        h.preempted_from.insert(t.workload.clone(), t.cluster_queue.clone());
+                        h.preempted.insert(
+                            t.workload.clone(),
+                            (d.workload.clone(), t.reason, t.message.clone()),
+                        );
+                        h.preempted_from
+                            .insert(t.workload.clone(), t.cluster_queue.clone());
                         h.admitted.remove(&t.workload);
                     }
                 }
@@ -119,7 +134,9 @@ pub fn workload_status(
         object.metadata.name.as_deref().unwrap_or("")
     );
     let mut st = object.status.clone().unwrap_or_default();
-    let Some(w) = engine.workload(&key) else { return st };
+    let Some(w) = engine.workload(&key) else {
+        return st;
+    };
     if w.finished {
         return st;
     }
@@ -135,15 +152,33 @@ pub fn workload_status(
                     .map(|ps| api::PodSetAssignment {
                         name: ps.name.clone(),
                         flavors: ps.flavors.clone(),
-                        resource_usage: ps.resource_usage.iter().map(|(r, v)| (r.clone(), quantity(r, *v))).collect(),
+                        resource_usage: ps
+                            .resource_usage
+                            .iter()
+                            .map(|(r, v)| (r.clone(), quantity(r, *v)))
+                            .collect(),
                         count: Some(ps.count),
                         topology_assignment: None,
                         delayed_topology_request: None,
                     })
                     .collect(),
             });
-            set_condition(conds, condition::QUOTA_RESERVED, true, "QuotaReserved", &format!("Quota reserved in ClusterQueue {cq}"), now);
-            set_condition(conds, condition::ADMITTED, true, "Admitted", "The workload is admitted", now);
+            set_condition(
+                conds,
+                condition::QUOTA_RESERVED,
+                true,
+                "QuotaReserved",
+                &format!("Quota reserved in ClusterQueue {cq}"),
+                now,
+            );
+            set_condition(
+                conds,
+                condition::ADMITTED,
+                true,
+                "Admitted",
+                "The workload is admitted",
+                now,
+            );
             reset_active(conds, condition::EVICTED, now);
             reset_active(conds, condition::PREEMPTED, now);
             st.resource_requests.clear();
@@ -159,43 +194,105 @@ pub fn workload_status(
     if let Some((_, reason, message)) = history.preempted.get(&key) {
         st.admission = None;
         set_condition(conds, condition::EVICTED, true, "Preempted", message, now);
-        set_condition(conds, condition::PREEMPTED, true, reason.as_str(), message, now);
+        set_condition(
+            conds,
+            condition::PREEMPTED,
+            true,
+            reason.as_str(),
+            message,
+            now,
+        );
         set_condition(conds, condition::REQUEUED, true, "Preempted", message, now);
     }
     let (reason, message) = match engine.blocked_reason(&key) {
         Some((r, m, _)) => (r, m),
         None => match report.last_decisions().get(key.as_str()) {
-            Some(Decision::Pending { reason, message, .. }) => (*reason, message.clone()),
-            Some(Decision::Preempting { message, .. }) => (PendingReason::WaitingForPreemptedWorkloads, message.clone()),
-            _ => match conds.iter().find(|c| c.type_ == condition::QUOTA_RESERVED && c.status == "False") {
-                Some(c) => (PendingReason::parse(&c.reason).unwrap_or(PendingReason::PendingEvaluation), c.message.clone()),
-                None => (PendingReason::PendingEvaluation, "Workload is pending evaluation in the scheduling queue".to_string()),
+            Some(Decision::Pending {
+                reason, message, ..
+            }) => (*reason, message.clone()),
+            Some(Decision::Preempting { message, .. }) => {
+                (PendingReason::WaitingForPreemptedWorkloads, message.clone())
+            }
+            _ => match conds
+                .iter()
+                .find(|c| c.type_ == condition::QUOTA_RESERVED && c.status == "False")
+            {
+                Some(c) => (
+                    PendingReason::parse(&c.reason).unwrap_or(PendingReason::PendingEvaluation),
+                    c.message.clone(),
+                ),
+                None => (
+                    PendingReason::PendingEvaluation,
+                    "Workload is pending evaluation in the scheduling queue".to_string(),
+                ),
             },
         },
     };
-    set_condition(conds, condition::QUOTA_RESERVED, false, reason.as_str(), &message, now);
-    set_condition(conds, condition::ADMITTED, false, "NoReservation", "The workload has no reservation", now);
+    set_condition(
+        conds,
+        condition::QUOTA_RESERVED,
+        false,
+        reason.as_str(),
+        &message,
+        now,
+    );
+    set_condition(
+        conds,
+        condition::ADMITTED,
+        false,
+        "NoReservation",
+        "The workload has no reservation",
+        now,
+    );
     st.resource_requests = w
         .pod_sets
         .iter()
         .map(|ps| api::PodSetRequest {
             name: ps.name.clone(),
-            resources: ps.per_pod.iter().map(|(r, v)| (r.clone(), quantity(r, v.saturating_mul(i64::from(ps.count))))).collect(),
+            resources: ps
+                .per_pod
+                .iter()
+                .map(|(r, v)| {
+                    (
+                        r.clone(),
+                        quantity(r, v.saturating_mul(i64::from(ps.count))),
+                    )
+                })
+                .collect(),
         })
         .collect();
     st
 }
 
-fn flavor_usage(usage: &[crate::scheduler::inspect::FlavorResourceUsage], admitted_only: bool, with_borrowed: bool) -> Vec<api::FlavorUsage> {
+fn flavor_usage(
+    usage: &[crate::scheduler::inspect::FlavorResourceUsage],
+    admitted_only: bool,
+    with_borrowed: bool,
+) -> Vec<api::FlavorUsage> {
     let mut out: Vec<api::FlavorUsage> = Vec::new();
     for u in usage {
-        let total = if admitted_only { u.admitted } else { u.reserved };
+        let total = if admitted_only {
+            u.admitted
+        } else {
+            u.reserved
+        };
         // upstream: max(0, total - nominal), forced to 0 without a cohort.
-        let borrowed = if with_borrowed { (total - u.nominal).max(0) } else { 0 };
-        let r = api::ResourceUsage { name: u.resource.clone(), total: Some(quantity(&u.resource, total)), borrowed: Some(quantity(&u.resource, borrowed)) };
+        let borrowed = if with_borrowed {
+            (total - u.nominal).max(0)
+        } else {
+            0
+        };
+        let r = api::ResourceUsage {
+            name: u.resource.clone(),
+            total: Some(quantity(&u.resource, total)),
+            borrowed: Some(quantity(&u.resource, borrowed)),
+        };
         match out.iter_mut().find(|f| f.name == u.flavor) {
             Some(f) => f.resources.push(r),
-            None => out.push(api::FlavorUsage { name: u.flavor.clone(), resources: vec![r] }),
+            None => out.push(api::FlavorUsage {
+                name: u.flavor.clone(),
+                resources: vec![r],
+            }),
         }
     }
     out
@@ -205,7 +302,9 @@ fn flavor_usage(usage: &[crate::scheduler::inspect::FlavorResourceUsage], admitt
 pub fn cluster_queue_with_status(cq: &ClusterQueue, engine: &Engine, now: Millis) -> ClusterQueue {
     let mut out = cq.clone();
     let name = cq.metadata.name.clone().unwrap_or_default();
-    let Some(view) = engine.cluster_queues().into_iter().find(|v| v.name == name) else { return out };
+    let Some(view) = engine.cluster_queues().into_iter().find(|v| v.name == name) else {
+        return out;
+    };
     let mut st = out.status.clone().unwrap_or_default();
     let has_cohort = view.cohort.is_some();
     st.flavors_reservation = flavor_usage(&view.usage, false, has_cohort);
@@ -214,13 +313,31 @@ pub fn cluster_queue_with_status(cq: &ClusterQueue, engine: &Engine, now: Millis
     st.reserving_workloads = view.reserving as i32;
     st.admitted_workloads = view.admitted as i32;
     match &view.inactive {
-        None => set_condition(&mut st.conditions, "Active", true, "Ready", "Can admit new workloads", now),
-        Some(why) => set_condition(&mut st.conditions, "Active", false, why.condition_reason(), &why.message(), now),
+        None => set_condition(
+            &mut st.conditions,
+            "Active",
+            true,
+            "Ready",
+            "Can admit new workloads",
+            now,
+        ),
+        Some(why) => set_condition(
+            &mut st.conditions,
+            "Active",
+            false,
+            why.condition_reason(),
+            &why.message(),
+            now,
+        ),
     }
     if engine.config().fair_sharing.is_some()
-        && let Some((share, _, _)) = engine.weighted_share(&name) {
-            st.fair_sharing = Some(api::FairSharingStatus { weighted_share: share, admission_fair_sharing_status: None });
-        }
+        && let Some((share, _, _)) = engine.weighted_share(&name)
+    {
+        st.fair_sharing = Some(api::FairSharingStatus {
+            weighted_share: share,
+            admission_fair_sharing_status: None,
+        });
+    }
     out.status = Some(st);
     out
 }
@@ -228,13 +345,20 @@ pub fn cluster_queue_with_status(cq: &ClusterQueue, engine: &Engine, now: Millis
 /// The LocalQueue object with the status the run leaves.
 pub fn local_queue_with_status(lq: &LocalQueue, engine: &Engine, now: Millis) -> LocalQueue {
     let mut out = lq.clone();
-    let ns = lq.metadata.namespace.clone().unwrap_or_else(|| "default".to_string());
+    let ns = lq
+        .metadata
+        .namespace
+        .clone()
+        .unwrap_or_else(|| "default".to_string());
     let name = lq.metadata.name.clone().unwrap_or_default();
     let mut st = out.status.clone().unwrap_or_default();
     let (mut pending, mut reserving, mut admitted) = (0, 0, 0);
     let mut reserved: BTreeMap<(String, String), i64> = BTreeMap::new();
     let mut used: BTreeMap<(String, String), i64> = BTreeMap::new();
-    for w in engine.workloads().filter(|w| w.namespace == ns && w.queue_name == name && !w.finished) {
+    for w in engine
+        .workloads()
+        .filter(|w| w.namespace == ns && w.queue_name == name && !w.finished)
+    {
         match (engine.holding_queue(&w.key()), &w.admission) {
             (Some(_), Some(adm)) => {
                 reserving += 1;
@@ -258,10 +382,16 @@ pub fn local_queue_with_status(lq: &LocalQueue, engine: &Engine, now: Millis) ->
     let to_usage = |m: &BTreeMap<(String, String), i64>| {
         let mut out: Vec<api::LocalQueueFlavorUsage> = Vec::new();
         for ((f, r), v) in m {
-            let ru = api::LocalQueueResourceUsage { name: r.clone(), total: Some(quantity(r, *v)) };
+            let ru = api::LocalQueueResourceUsage {
+                name: r.clone(),
+                total: Some(quantity(r, *v)),
+            };
             match out.iter_mut().find(|x| &x.name == f) {
                 Some(x) => x.resources.push(ru),
-                None => out.push(api::LocalQueueFlavorUsage { name: f.clone(), resources: vec![ru] }),
+                None => out.push(api::LocalQueueFlavorUsage {
+                    name: f.clone(),
+                    resources: vec![ru],
+                }),
             }
         }
         out
@@ -272,13 +402,37 @@ pub fn local_queue_with_status(lq: &LocalQueue, engine: &Engine, now: Millis) ->
     st.flavors_reservation = to_usage(&reserved);
     st.flavor_usage = to_usage(&used);
     let cq = lq.spec.cluster_queue.clone().unwrap_or_default();
-    let cq_active = engine.cluster_queues().iter().any(|v| v.name == cq && v.inactive.is_none());
+    let cq_active = engine
+        .cluster_queues()
+        .iter()
+        .any(|v| v.name == cq && v.inactive.is_none());
     if lq.spec.stop_policy.is_stopped() {
-        set_condition(&mut st.conditions, "Active", false, "Stopped", "LocalQueue is stopped", now);
+        set_condition(
+            &mut st.conditions,
+            "Active",
+            false,
+            "Stopped",
+            "LocalQueue is stopped",
+            now,
+        );
     } else if cq_active {
-        set_condition(&mut st.conditions, "Active", true, "Ready", "Can submit new workloads to localQueue", now);
+        set_condition(
+            &mut st.conditions,
+            "Active",
+            true,
+            "Ready",
+            "Can submit new workloads to localQueue",
+            now,
+        );
     } else {
-        set_condition(&mut st.conditions, "Active", false, "ClusterQueueIsInactive", "Can't submit new workloads to clusterQueue", now);
+        set_condition(
+            &mut st.conditions,
+            "Active",
+            false,
+            "ClusterQueueIsInactive",
+            "Can't submit new workloads to clusterQueue",
+            now,
+        );
     }
     out.status = Some(st);
     out
@@ -297,16 +451,27 @@ pub fn output_list(
     let mut items = Vec::new();
     for e in &converted.workloads {
         let mut obj = e.object.clone();
-        obj.status = Some(workload_status(&obj, engine, report, &history, drained, now));
-        items.push(with_type_meta(serde_json::to_value(&obj).unwrap_or_default(), "Workload"));
+        obj.status = Some(workload_status(
+            &obj, engine, report, &history, drained, now,
+        ));
+        items.push(with_type_meta(
+            serde_json::to_value(&obj).unwrap_or_default(),
+            "Workload",
+        ));
     }
     for cq in &inv.cluster_queues {
         let obj = cluster_queue_with_status(&cq.obj, engine, now);
-        items.push(with_type_meta(serde_json::to_value(&obj).unwrap_or_default(), "ClusterQueue"));
+        items.push(with_type_meta(
+            serde_json::to_value(&obj).unwrap_or_default(),
+            "ClusterQueue",
+        ));
     }
     for lq in &inv.local_queues {
         let obj = local_queue_with_status(&lq.obj, engine, now);
-        items.push(with_type_meta(serde_json::to_value(&obj).unwrap_or_default(), "LocalQueue"));
+        items.push(with_type_meta(
+            serde_json::to_value(&obj).unwrap_or_default(),
+            "LocalQueue",
+        ));
     }
     serde_json::json!({ "apiVersion": "v1", "kind": "List", "metadata": {}, "items": items })
 }
@@ -314,7 +479,10 @@ pub fn output_list(
 /// `apiVersion`/`kind` first, as kubectl prints objects.
 fn with_type_meta(value: serde_json::Value, kind: &str) -> serde_json::Value {
     let mut out = serde_json::Map::new();
-    out.insert("apiVersion".into(), serde_json::Value::String(api::API_VERSION.to_string()));
+    out.insert(
+        "apiVersion".into(),
+        serde_json::Value::String(api::API_VERSION.to_string()),
+    );
     out.insert("kind".into(), serde_json::Value::String(kind.to_string()));
     if let serde_json::Value::Object(m) = value {
         for (k, v) in m {

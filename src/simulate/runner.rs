@@ -94,14 +94,18 @@ pub fn run_to_fixpoint(engine: &mut Engine, now: Millis) -> RunReport {
                         }
                     }
                 }
-                Decision::Pending { reason, message, .. } => {
+                Decision::Pending {
+                    reason, message, ..
+                } => {
                     reason.hash(&mut signature);
                     message.hash(&mut signature);
                 }
             }
         }
         let first_new = report.decisions.len();
-        report.decisions.extend(outcome.decisions.into_iter().map(|d| (outcome.cycle, d)));
+        report
+            .decisions
+            .extend(outcome.decisions.into_iter().map(|d| (outcome.cycle, d)));
         if progress {
             swept = false;
             quiet_seen.clear();

@@ -42,13 +42,21 @@ pub struct Simulation {
 
 impl Simulation {
     /// Runs `inventory` with `edits` applied.
-    pub fn run(mut inventory: Inventory, edits: &[Edit], opts: &ConvertOptions) -> Result<Simulation, SimulateError> {
+    pub fn run(
+        mut inventory: Inventory,
+        edits: &[Edit],
+        opts: &ConvertOptions,
+    ) -> Result<Simulation, SimulateError> {
         for e in edits {
             e.apply(&mut inventory).map_err(SimulateError::Edit)?;
         }
         let converted = convert(&inventory, opts).map_err(SimulateError::Input)?;
         let mut engine = Engine::new(converted.state.clone());
-        let evicting: Vec<String> = engine.workloads().filter(|w| w.evicted && w.admission.is_some()).map(|w| w.key()).collect();
+        let evicting: Vec<String> = engine
+            .workloads()
+            .filter(|w| w.evicted && w.admission.is_some())
+            .map(|w| w.key())
+            .collect();
         for key in &evicting {
             engine.release(key);
         }
@@ -57,11 +65,24 @@ impl Simulation {
         let state = &converted.state;
         let holding: Vec<(String, String, String, String)> = engine
             .workloads()
-            .filter_map(|w| Some((w.key(), w.admission.as_ref()?.cluster_queue.clone(), w.namespace.clone(), w.queue_name.clone())))
+            .filter_map(|w| {
+                Some((
+                    w.key(),
+                    w.admission.as_ref()?.cluster_queue.clone(),
+                    w.namespace.clone(),
+                    w.queue_name.clone(),
+                ))
+            })
             .collect();
         for (key, cq, ns, lq) in holding {
-            let cq_drains = state.cluster_queues.get(&cq).is_some_and(|c| c.stop_policy == StopPolicy::HoldAndDrain);
-            let lq_drains = state.local_queues.get(&(ns, lq)).is_some_and(|l| l.stop_policy == StopPolicy::HoldAndDrain);
+            let cq_drains = state
+                .cluster_queues
+                .get(&cq)
+                .is_some_and(|c| c.stop_policy == StopPolicy::HoldAndDrain);
+            let lq_drains = state
+                .local_queues
+                .get(&(ns, lq))
+                .is_some_and(|l| l.stop_policy == StopPolicy::HoldAndDrain);
             let why = if cq_drains {
                 Some(("ClusterQueueStopped", "The ClusterQueue is stopped"))
             } else if lq_drains {
@@ -76,11 +97,26 @@ impl Simulation {
         }
         let before = engine.clone();
         let report = run_to_fixpoint(&mut engine, opts.now);
-        Ok(Simulation { drained, inventory, converted, before, after: engine, report, now: opts.now })
+        Ok(Simulation {
+            drained,
+            inventory,
+            converted,
+            before,
+            after: engine,
+            report,
+            now: opts.now,
+        })
     }
 
     /// The resulting objects as a `v1 List` (the `-o json|yaml` output).
     pub fn output(&self) -> serde_json::Value {
-        output_list(&self.inventory, &self.converted, &self.after, &self.report, &self.drained, self.now)
+        output_list(
+            &self.inventory,
+            &self.converted,
+            &self.after,
+            &self.report,
+            &self.drained,
+            self.now,
+        )
     }
 }

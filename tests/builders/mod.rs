@@ -33,11 +33,17 @@ impl Cq {
 
     fn flavor_entry(&mut self, group: usize, flavor: &str) -> &mut FlavorQuotas {
         while self.1.resource_groups.len() <= group {
-            self.1.resource_groups.push(ResourceGroup { covered_resources: vec![], flavors: vec![] });
+            self.1.resource_groups.push(ResourceGroup {
+                covered_resources: vec![],
+                flavors: vec![],
+            });
         }
         let g = &mut self.1.resource_groups[group];
         if !g.flavors.iter().any(|f| f.name == flavor) {
-            g.flavors.push(FlavorQuotas { name: flavor.to_string(), resources: vec![] });
+            g.flavors.push(FlavorQuotas {
+                name: flavor.to_string(),
+                resources: vec![],
+            });
         }
         g.flavors.iter_mut().find(|f| f.name == flavor).unwrap()
     }
@@ -47,11 +53,26 @@ impl Cq {
         self.quota_in(0, flavor, resource, nominal, None, None)
     }
 
-    pub fn quota_limits(self, flavor: &str, resource: &str, nominal: &str, borrowing: Option<&str>, lending: Option<&str>) -> Self {
+    pub fn quota_limits(
+        self,
+        flavor: &str,
+        resource: &str,
+        nominal: &str,
+        borrowing: Option<&str>,
+        lending: Option<&str>,
+    ) -> Self {
         self.quota_in(0, flavor, resource, nominal, borrowing, lending)
     }
 
-    pub fn quota_in(mut self, group: usize, flavor: &str, resource: &str, nominal: &str, borrowing: Option<&str>, lending: Option<&str>) -> Self {
+    pub fn quota_in(
+        mut self,
+        group: usize,
+        flavor: &str,
+        resource: &str,
+        nominal: &str,
+        borrowing: Option<&str>,
+        lending: Option<&str>,
+    ) -> Self {
         let r = resource.to_string();
         let f = self.flavor_entry(group, flavor);
         f.resources.push(ResourceQuota {
@@ -74,7 +95,10 @@ impl Cq {
     }
 
     pub fn borrow_within_cohort(mut self, threshold: Option<i32>) -> Self {
-        self.1.preemption.borrow_within_cohort = Some(BorrowWithinCohort { lower_priority: true, max_priority_threshold: threshold });
+        self.1.preemption.borrow_within_cohort = Some(BorrowWithinCohort {
+            lower_priority: true,
+            max_priority_threshold: threshold,
+        });
         self
     }
 
@@ -106,7 +130,10 @@ impl Cq {
 
     pub fn namespace_selector(mut self, labels: &[(&str, &str)]) -> Self {
         self.1.namespace_selector = Some(kubectl_kueue::scheduler::labels::LabelSelector {
-            match_labels: labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            match_labels: labels
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
             match_expressions: vec![],
         });
         self
@@ -124,7 +151,11 @@ pub fn wl(ns: &str, name: &str, lq: &str) -> Wl {
         uid: format!("uid-{ns}-{name}"),
         queue_name: lq.to_string(),
         active: true,
-        pod_sets: vec![PodSet { name: "main".into(), count: 1, ..Default::default() }],
+        pod_sets: vec![PodSet {
+            name: "main".into(),
+            count: 1,
+            ..Default::default()
+        }],
         ..Default::default()
     })
 }
@@ -158,22 +189,36 @@ impl Wl {
     }
 
     pub fn pod_set(mut self, name: &str, count: i32) -> Self {
-        self.0.pod_sets.push(PodSet { name: name.into(), count, ..Default::default() });
+        self.0.pod_sets.push(PodSet {
+            name: name.into(),
+            count,
+            ..Default::default()
+        });
         self
     }
 
     pub fn node_selector(mut self, k: &str, v: &str) -> Self {
-        self.0.pod_sets.last_mut().unwrap().node_selector.insert(k.into(), v.into());
+        self.0
+            .pod_sets
+            .last_mut()
+            .unwrap()
+            .node_selector
+            .insert(k.into(), v.into());
         self
     }
 
     pub fn toleration(mut self, key: &str, value: &str) -> Self {
-        self.0.pod_sets.last_mut().unwrap().tolerations.push(Toleration {
-            key: key.into(),
-            exists: false,
-            value: value.into(),
-            effect: None,
-        });
+        self.0
+            .pod_sets
+            .last_mut()
+            .unwrap()
+            .tolerations
+            .push(Toleration {
+                key: key.into(),
+                exists: false,
+                value: value.into(),
+                effect: None,
+            });
         self
     }
 
@@ -185,12 +230,23 @@ impl Wl {
             .iter()
             .map(|ps| PodSetAdmission {
                 name: ps.name.clone(),
-                flavors: ps.per_pod.keys().map(|r| (r.clone(), flavor.to_string())).collect(),
-                resource_usage: ps.per_pod.iter().map(|(r, v)| (r.clone(), v * i64::from(ps.count))).collect(),
+                flavors: ps
+                    .per_pod
+                    .keys()
+                    .map(|r| (r.clone(), flavor.to_string()))
+                    .collect(),
+                resource_usage: ps
+                    .per_pod
+                    .iter()
+                    .map(|(r, v)| (r.clone(), v * i64::from(ps.count)))
+                    .collect(),
                 count: ps.count,
             })
             .collect();
-        self.0.admission = Some(Admission { cluster_queue: cq.to_string(), pod_sets });
+        self.0.admission = Some(Admission {
+            cluster_queue: cq.to_string(),
+            pod_sets,
+        });
         self.0.admitted = true;
         if self.0.quota_reserved_at.is_none() {
             self.0.quota_reserved_at = Some(self.0.queue_time);
@@ -218,7 +274,10 @@ impl Scenario {
         self.state.flavors.insert(
             name.to_string(),
             ResourceFlavor {
-                node_labels: labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+                node_labels: labels
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
                 ..Default::default()
             },
         );
@@ -229,7 +288,11 @@ impl Scenario {
         self.state.flavors.insert(
             name.to_string(),
             ResourceFlavor {
-                node_taints: vec![Taint { key: key.into(), value: value.into(), effect: TaintEffect::NoSchedule }],
+                node_taints: vec![Taint {
+                    key: key.into(),
+                    value: value.into(),
+                    effect: TaintEffect::NoSchedule,
+                }],
                 ..Default::default()
             },
         );
@@ -237,19 +300,44 @@ impl Scenario {
     }
 
     pub fn cohort(mut self, name: &str, parent: Option<&str>) -> Self {
-        self.state.cohorts.insert(name.to_string(), Cohort { parent: parent.map(str::to_string), ..Default::default() });
+        self.state.cohorts.insert(
+            name.to_string(),
+            Cohort {
+                parent: parent.map(str::to_string),
+                ..Default::default()
+            },
+        );
         self
     }
 
-    pub fn cohort_quota(mut self, name: &str, parent: Option<&str>, flavor: &str, resource: &str, nominal: &str) -> Self {
+    pub fn cohort_quota(
+        mut self,
+        name: &str,
+        parent: Option<&str>,
+        flavor: &str,
+        resource: &str,
+        nominal: &str,
+    ) -> Self {
         let group = ResourceGroup {
             covered_resources: vec![resource.to_string()],
             flavors: vec![FlavorQuotas {
                 name: flavor.to_string(),
-                resources: vec![ResourceQuota { name: resource.to_string(), nominal: amount(resource, nominal), borrowing_limit: None, lending_limit: None }],
+                resources: vec![ResourceQuota {
+                    name: resource.to_string(),
+                    nominal: amount(resource, nominal),
+                    borrowing_limit: None,
+                    lending_limit: None,
+                }],
             }],
         };
-        self.state.cohorts.insert(name.to_string(), Cohort { parent: parent.map(str::to_string), resource_groups: vec![group], fair_weight: 1.0 });
+        self.state.cohorts.insert(
+            name.to_string(),
+            Cohort {
+                parent: parent.map(str::to_string),
+                resource_groups: vec![group],
+                fair_weight: 1.0,
+            },
+        );
         self
     }
 
@@ -257,17 +345,35 @@ impl Scenario {
     pub fn cq(mut self, c: Cq) -> Self {
         let name = c.0.clone();
         self.state.cluster_queues.insert(c.0, c.1);
-        self.state.local_queues.insert(("ns".into(), name.clone()), LocalQueue { cluster_queue: name, ..Default::default() });
+        self.state.local_queues.insert(
+            ("ns".into(), name.clone()),
+            LocalQueue {
+                cluster_queue: name,
+                ..Default::default()
+            },
+        );
         self
     }
 
     pub fn lq(mut self, ns: &str, name: &str, cq: &str) -> Self {
-        self.state.local_queues.insert((ns.into(), name.into()), LocalQueue { cluster_queue: cq.into(), ..Default::default() });
+        self.state.local_queues.insert(
+            (ns.into(), name.into()),
+            LocalQueue {
+                cluster_queue: cq.into(),
+                ..Default::default()
+            },
+        );
         self
     }
 
     pub fn namespace(mut self, ns: &str, labels: &[(&str, &str)]) -> Self {
-        self.state.namespaces.insert(ns.into(), labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect());
+        self.state.namespaces.insert(
+            ns.into(),
+            labels
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        );
         self
     }
 
@@ -316,12 +422,19 @@ impl Outcome {
     pub fn admitted_flavor(&self, name: &str, resource: &str) -> Option<String> {
         let w = self.engine.workloads().find(|w| w.name == name)?;
         let adm = w.admission.as_ref()?;
-        adm.pod_sets.iter().find_map(|ps| ps.flavors.get(resource).cloned())
+        adm.pod_sets
+            .iter()
+            .find_map(|ps| ps.flavors.get(resource).cloned())
     }
 
     pub fn admitted_count(&self, name: &str, pod_set: &str) -> Option<i32> {
         let w = self.engine.workloads().find(|w| w.name == name)?;
-        w.admission.as_ref()?.pod_sets.iter().find(|ps| ps.name == pod_set).map(|ps| ps.count)
+        w.admission
+            .as_ref()?
+            .pod_sets
+            .iter()
+            .find(|ps| ps.name == pod_set)
+            .map(|ps| ps.count)
     }
 
     /// Every (victim, preemptor, reason) over the run.
@@ -346,11 +459,20 @@ impl Outcome {
         if let Some((r, m, _)) = self.engine.blocked_reason(&key) {
             return Some((r, m));
         }
-        self.report.decisions.iter().rev().find(|(_, d)| d.workload == key).and_then(|(_, d)| match &d.decision {
-            Decision::Pending { reason, message, .. } => Some((*reason, message.clone())),
-            Decision::Preempting { message, .. } => Some((PendingReason::WaitingForPreemptedWorkloads, message.clone())),
-            Decision::Admitted { .. } => None,
-        })
+        self.report
+            .decisions
+            .iter()
+            .rev()
+            .find(|(_, d)| d.workload == key)
+            .and_then(|(_, d)| match &d.decision {
+                Decision::Pending {
+                    reason, message, ..
+                } => Some((*reason, message.clone())),
+                Decision::Preempting { message, .. } => {
+                    Some((PendingReason::WaitingForPreemptedWorkloads, message.clone()))
+                }
+                Decision::Admitted { .. } => None,
+            })
     }
 
     /// Admission order of workload names over the run.
@@ -368,7 +490,11 @@ impl Outcome {
             .cluster_queues()
             .into_iter()
             .find(|c| c.name == cq)
-            .and_then(|c| c.usage.into_iter().find(|u| u.flavor == flavor && u.resource == resource))
+            .and_then(|c| {
+                c.usage
+                    .into_iter()
+                    .find(|u| u.flavor == flavor && u.resource == resource)
+            })
             .map_or(0, |u| u.reserved)
     }
 }
