@@ -45,8 +45,7 @@ impl Engine {
             .map(|(id, cq)| {
                 let node = &self.tree.nodes[cq.node];
                 let mut usage = Vec::new();
-                for (gi, g) in cq.groups.iter().enumerate() {
-                    let _ = gi;
+                for g in &cq.groups {
                     for (fi, &fid) in g.flavors.iter().enumerate() {
                         for (ri, &rid) in g.covered.iter().enumerate() {
                             let fr = g.frs[fi][ri];

@@ -2,8 +2,6 @@
 //! run it to a fixpoint and look at who holds quota.
 #![allow(dead_code)]
 
-use std::collections::BTreeMap;
-
 use kubectl_kueue::scheduler::Engine;
 use kubectl_kueue::scheduler::decision::{Decision, PendingReason, PreemptionReason};
 use kubectl_kueue::scheduler::labels::{Taint, TaintEffect, Toleration};
@@ -508,5 +506,3 @@ pub fn names(v: &[&str]) -> Vec<String> {
     v.sort();
     v
 }
-
-pub fn _unused(_: BTreeMap<(), ()>) {}
