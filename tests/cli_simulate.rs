@@ -190,6 +190,12 @@ const INPUT_ERRORS: &[(&str, usize, &str, &str)] = &[
         "spec.resourceGroups[1].coveredResources",
     ),
     (
+        "bad-operator.yaml",
+        1,
+        "ClusterQueue team-a-queue",
+        "spec.namespaceSelector.matchExpressions[0].operator",
+    ),
+    (
         "job-bad-request.yaml",
         1,
         "Job team-a/experiment-9",

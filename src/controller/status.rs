@@ -9,33 +9,12 @@ use crate::api::{self, Workload, WorkloadSchedulingStatsEviction, WorkloadStatus
 use crate::manifests::convert::millis;
 use crate::scheduler::decision::PreemptionReason;
 use crate::scheduler::model::{self, Millis};
-pub use crate::simulate::result::{MAX_CONDITION_MESSAGE, quantity, reset_active, set_condition};
+pub use crate::simulate::result::{
+    MAX_CONDITION_MESSAGE, admission_to_api, quantity, reset_active, set_condition,
+};
 
 fn msg(m: &str) -> String {
     crate::kube::apply::truncate_message(m, MAX_CONDITION_MESSAGE)
-}
-
-/// The engine's admission in `status.admission` form.
-pub fn admission_to_api(adm: &model::Admission) -> api::Admission {
-    api::Admission {
-        cluster_queue: adm.cluster_queue.clone(),
-        pod_set_assignments: adm
-            .pod_sets
-            .iter()
-            .map(|ps| api::PodSetAssignment {
-                name: ps.name.clone(),
-                flavors: ps.flavors.clone(),
-                resource_usage: ps
-                    .resource_usage
-                    .iter()
-                    .map(|(r, v)| (r.clone(), quantity(r, *v)))
-                    .collect(),
-                count: Some(ps.count),
-                topology_assignment: None,
-                delayed_topology_request: None,
-            })
-            .collect(),
-    }
 }
 
 /// Quota reserved and, with no admission checks, admitted at once.

@@ -255,6 +255,14 @@ fn cluster_queue(
     let cohort = spec.cohort_name().map(str::to_string);
     let resource_groups =
         resource_groups(ctx, &spec.resource_groups, cohort.is_some(), "cohort", true)?;
+    if let Some(sel) = &spec.namespace_selector {
+        pod::check_selector_operators(sel, "spec.namespaceSelector").map_err(|b| {
+            ctx.err(
+                b.field.clone(),
+                b.message("In, NotIn, Exists, DoesNotExist"),
+            )
+        })?;
+    }
     let p = &spec.preemption;
     let reclaim = match p.reclaim_within_cohort {
         api::ReclaimWithinCohortPolicy::Never => m::PreemptionPolicy::Never,
@@ -413,6 +421,12 @@ pub fn workload(
             ));
         }
         let spec = ps.template.spec.clone().unwrap_or_default();
+        pod::check_affinity_operators(&spec, &format!("{path}.template.spec")).map_err(|b| {
+            ctx.err(
+                b.field.clone(),
+                b.message("In, NotIn, Exists, DoesNotExist, Gt, Lt"),
+            )
+        })?;
         let mut per_pod = pod::pod_requests(&spec, &format!("{path}.template.spec"))
             .map_err(|e| ctx.err(e.field, e.error.to_string()))?;
         per_pod.retain(|r, _| !exclude_prefixes.iter().any(|p| r.starts_with(p.as_str())));

@@ -114,6 +114,79 @@ fn op(s: &str) -> Option<SelectorOp> {
     })
 }
 
+/// An operator a selector does not know, with the field path that holds it.
+#[derive(Debug, Clone)]
+pub struct BadOperator {
+    pub field: String,
+    pub operator: String,
+}
+
+impl BadOperator {
+    pub fn message(&self, allowed: &str) -> String {
+        format!(
+            "unsupported operator {:?}: use one of {allowed}",
+            self.operator
+        )
+    }
+}
+
+/// Checks the operators of a pod spec's required node affinity (`field` is the pod spec's path).
+pub fn check_affinity_operators(spec: &PodSpec, field: &str) -> Result<(), BadOperator> {
+    let Some(terms) = spec
+        .affinity
+        .as_ref()
+        .and_then(|a| a.node_affinity.as_ref())
+        .and_then(|n| {
+            n.required_during_scheduling_ignored_during_execution
+                .as_ref()
+        })
+    else {
+        return Ok(());
+    };
+    for (i, t) in terms.node_selector_terms.iter().enumerate() {
+        for (j, e) in t.match_expressions.iter().flatten().enumerate() {
+            if op(&e.operator).is_none() {
+                return Err(BadOperator {
+                    field: format!(
+                        "{field}.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[{i}].matchExpressions[{j}].operator"
+                    ),
+                    operator: e.operator.clone(),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks a label selector's operators (In, NotIn, Exists, DoesNotExist).
+pub fn check_selector_operators(
+    sel: &k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
+    field: &str,
+) -> Result<(), BadOperator> {
+    for (j, e) in sel.match_expressions.iter().flatten().enumerate() {
+        if !matches!(
+            e.operator.as_str(),
+            "In" | "NotIn" | "Exists" | "DoesNotExist"
+        ) {
+            return Err(BadOperator {
+                field: format!("{field}.matchExpressions[{j}].operator"),
+                operator: e.operator.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// A selector requirement (node or label selector alike); operators are checked first by
+/// [`check_affinity_operators`] / [`check_selector_operators`].
+fn requirement(key: &str, operator: &str, values: &Option<Vec<String>>) -> Option<Requirement> {
+    Some(Requirement {
+        key: key.to_string(),
+        op: op(operator)?,
+        values: values.clone().unwrap_or_default(),
+    })
+}
+
 /// Required node affinity terms of a pod spec, if any.
 pub fn required_affinity(spec: &PodSpec) -> Option<Vec<NodeSelectorTerm>> {
     let terms = &spec
@@ -132,13 +205,7 @@ pub fn required_affinity(spec: &PodSpec) -> Option<Vec<NodeSelectorTerm>> {
                     .match_expressions
                     .iter()
                     .flatten()
-                    .filter_map(|e| {
-                        Some(Requirement {
-                            key: e.key.clone(),
-                            op: op(&e.operator)?,
-                            values: e.values.clone().unwrap_or_default(),
-                        })
-                    })
+                    .filter_map(|e| requirement(&e.key, &e.operator, &e.values))
                     .collect(),
             })
             .collect(),
@@ -174,13 +241,7 @@ pub fn label_selector(
             .match_expressions
             .iter()
             .flatten()
-            .filter_map(|e| {
-                Some(Requirement {
-                    key: e.key.clone(),
-                    op: op(&e.operator)?,
-                    values: e.values.clone().unwrap_or_default(),
-                })
-            })
+            .filter_map(|e| requirement(&e.key, &e.operator, &e.values))
             .collect(),
     }
 }

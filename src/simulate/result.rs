@@ -77,6 +77,29 @@ pub fn reset_active(conds: &mut Vec<Condition>, type_: &str, now: Millis) {
     }
 }
 
+/// The engine's admission in `status.admission` form.
+pub fn admission_to_api(adm: &crate::scheduler::model::Admission) -> api::Admission {
+    api::Admission {
+        cluster_queue: adm.cluster_queue.clone(),
+        pod_set_assignments: adm
+            .pod_sets
+            .iter()
+            .map(|ps| api::PodSetAssignment {
+                name: ps.name.clone(),
+                flavors: ps.flavors.clone(),
+                resource_usage: ps
+                    .resource_usage
+                    .iter()
+                    .map(|(r, v)| (r.clone(), quantity(r, *v)))
+                    .collect(),
+                count: Some(ps.count),
+                topology_assignment: None,
+                delayed_topology_request: None,
+            })
+            .collect(),
+    }
+}
+
 /// An amount of `resource` as a Kubernetes quantity, formatted as upstream formats it.
 pub fn quantity(resource: &str, v: i64) -> Quantity {
     Quantity(format_amount(resource, v))
@@ -144,25 +167,7 @@ pub fn workload_status(
     if let Some(cq) = engine.holding_queue(&key) {
         if history.admitted.contains_key(&key) {
             let adm = w.admission.as_ref().expect("holding implies admission");
-            st.admission = Some(api::Admission {
-                cluster_queue: adm.cluster_queue.clone(),
-                pod_set_assignments: adm
-                    .pod_sets
-                    .iter()
-                    .map(|ps| api::PodSetAssignment {
-                        name: ps.name.clone(),
-                        flavors: ps.flavors.clone(),
-                        resource_usage: ps
-                            .resource_usage
-                            .iter()
-                            .map(|(r, v)| (r.clone(), quantity(r, *v)))
-                            .collect(),
-                        count: Some(ps.count),
-                        topology_assignment: None,
-                        delayed_topology_request: None,
-                    })
-                    .collect(),
-            });
+            st.admission = Some(admission_to_api(adm));
             set_condition(
                 conds,
                 condition::QUOTA_RESERVED,

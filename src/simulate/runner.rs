@@ -68,66 +68,52 @@ pub fn run_to_fixpoint(engine: &mut Engine, now: Millis) -> RunReport {
     while report.cycles < limit {
         let outcome = engine.run_cycle(now);
         report.cycles += 1;
-        if outcome.decisions.is_empty() {
-            if !swept && engine.retry_stale() > 0 {
-                swept = true;
+        // Settled: no heads at all, or a quiet cycle like one seen since the last change.
+        let mut settled = outcome.decisions.is_empty();
+        if !settled {
+            let mut progress = false;
+            let mut signature = std::hash::DefaultHasher::new();
+            for d in &outcome.decisions {
+                d.workload.hash(&mut signature);
+                match &d.decision {
+                    Decision::Admitted { cluster_queue, .. } => {
+                        progress = true;
+                        state ^= holding_hash(&d.workload, cluster_queue);
+                    }
+                    Decision::Preempting { targets, .. } => {
+                        progress = true;
+                        for t in targets {
+                            if engine.release(&t.workload) {
+                                state ^= holding_hash(&t.workload, &t.cluster_queue);
+                            }
+                        }
+                    }
+                    Decision::Pending {
+                        reason, message, ..
+                    } => {
+                        reason.hash(&mut signature);
+                        message.hash(&mut signature);
+                    }
+                }
+            }
+            let first_new = report.decisions.len();
+            report
+                .decisions
+                .extend(outcome.decisions.into_iter().map(|d| (outcome.cycle, d)));
+            if progress {
+                swept = false;
                 quiet_seen.clear();
-                continue;
-            }
-            report.converged = true;
-            return report;
-        }
-        let mut progress = false;
-        let mut signature = std::hash::DefaultHasher::new();
-        for d in &outcome.decisions {
-            d.workload.hash(&mut signature);
-            match &d.decision {
-                Decision::Admitted { cluster_queue, .. } => {
-                    progress = true;
-                    state ^= holding_hash(&d.workload, cluster_queue);
+                if let Some(&since) = states_seen.get(&state) {
+                    report.oscillating = involved_since(&report, since);
+                    return report;
                 }
-                Decision::Preempting { targets, .. } => {
-                    progress = true;
-                    for t in targets {
-                        if engine.release(&t.workload) {
-                            state ^= holding_hash(&t.workload, &t.cluster_queue);
-                        }
-                    }
-                }
-                Decision::Pending {
-                    reason, message, ..
-                } => {
-                    reason.hash(&mut signature);
-                    message.hash(&mut signature);
-                }
+                states_seen.insert(state, first_new);
+            } else {
+                settled = !quiet_seen.insert(signature.finish());
             }
         }
-        let first_new = report.decisions.len();
-        report
-            .decisions
-            .extend(outcome.decisions.into_iter().map(|d| (outcome.cycle, d)));
-        if progress {
-            swept = false;
-            quiet_seen.clear();
-            if let Some(&since) = states_seen.get(&state) {
-                let mut involved: BTreeSet<String> = BTreeSet::new();
-                for (_, d) in &report.decisions[since..] {
-                    match &d.decision {
-                        Decision::Admitted { .. } => {
-                            involved.insert(d.workload.clone());
-                        }
-                        Decision::Preempting { targets, .. } => {
-                            involved.insert(d.workload.clone());
-                            involved.extend(targets.iter().map(|t| t.workload.clone()));
-                        }
-                        Decision::Pending { .. } => {}
-                    }
-                }
-                report.oscillating = involved.into_iter().collect();
-                return report;
-            }
-            states_seen.insert(state, first_new);
-        } else if !quiet_seen.insert(signature.finish()) {
+        if settled {
+            // Once more for everything parked since quota last changed, then done.
             if !swept && engine.retry_stale() > 0 {
                 swept = true;
                 quiet_seen.clear();
@@ -138,4 +124,22 @@ pub fn run_to_fixpoint(engine: &mut Engine, now: Millis) -> RunReport {
         }
     }
     report
+}
+
+/// Workloads admitted, preempting or preempted in the decisions from `since` on.
+fn involved_since(report: &RunReport, since: usize) -> Vec<String> {
+    let mut involved: BTreeSet<String> = BTreeSet::new();
+    for (_, d) in &report.decisions[since..] {
+        match &d.decision {
+            Decision::Admitted { .. } => {
+                involved.insert(d.workload.clone());
+            }
+            Decision::Preempting { targets, .. } => {
+                involved.insert(d.workload.clone());
+                involved.extend(targets.iter().map(|t| t.workload.clone()));
+            }
+            Decision::Pending { .. } => {}
+        }
+    }
+    involved.into_iter().collect()
 }
