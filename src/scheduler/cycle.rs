@@ -377,8 +377,16 @@ impl Engine {
         targets: &[Victim],
         now: Millis,
     ) -> bool {
-        let mut removed: BTreeSet<WlId> = preempted.clone();
-        removed.extend(targets.iter().map(|t| t.wl));
+        let removed: Vec<WlId> = preempted
+            .iter()
+            .copied()
+            .chain(
+                targets
+                    .iter()
+                    .map(|t| t.wl)
+                    .filter(|w| !preempted.contains(w)),
+            )
+            .collect();
         let mut tree = std::mem::take(&mut self.tree);
         let fits = {
             let view = self.view(now);

@@ -354,7 +354,7 @@ impl Assigner<'_, '_> {
             }
             result.reasons = group_reasons;
             // Accumulate usage and scan state.
-            let mut tried = BTreeMap::new();
+            let mut tried = Vec::with_capacity(result.choices.len());
             for c in &result.choices {
                 out.borrowing = out.borrowing.max(c.borrow);
                 if let Some(fr) = view.names.find_fr(c.flavor, c.res) {
@@ -366,7 +366,7 @@ impl Assigner<'_, '_> {
                     let e = usage.entry(fr).or_insert(0);
                     *e = sat_add(*e, v);
                 }
-                tried.insert(c.res, c.tried);
+                tried.push((c.res, c.tried));
             }
             out.last.tried.push(tried);
             let ps_failed = result.mode() == FitMode::NoFit;

@@ -40,7 +40,7 @@ pub struct CqQueue {
     /// The workload waiting for its preemptions (sticky head under BestEffortFIFO).
     pub preemptor: Option<QueueKey>,
     /// Heap members per equivalence hash, for bulk parking.
-    heap_by_hash: BTreeMap<u64, BTreeSet<QueueKey>>,
+    heap_by_hash: BTreeSet<(u64, QueueKey)>,
     /// Hashes parked since the last retry: new arrivals with them park at once.
     parked_hashes: BTreeSet<u64>,
     /// Hash of each queued workload.
@@ -69,20 +69,15 @@ impl CqQueue {
 
     fn heap_insert(&mut self, key: QueueKey, hash: u64) {
         self.heap.insert(key);
-        self.heap_by_hash.entry(hash).or_default().insert(key);
+        self.heap_by_hash.insert((hash, key));
     }
 
     fn heap_remove(&mut self, key: &QueueKey) -> bool {
         if !self.heap.remove(key) {
             return false;
         }
-        if let Some(&hash) = self.hash_of.get(&key.id)
-            && let Some(set) = self.heap_by_hash.get_mut(&hash)
-        {
-            set.remove(key);
-            if set.is_empty() {
-                self.heap_by_hash.remove(&hash);
-            }
+        if let Some(&hash) = self.hash_of.get(&key.id) {
+            self.heap_by_hash.remove(&(hash, *key));
         }
         true
     }
@@ -158,12 +153,23 @@ impl CqQueue {
             )
         {
             self.parked_hashes.insert(hash);
-            if let Some(equivalents) = self.heap_by_hash.remove(&hash) {
-                for k in equivalents {
-                    self.heap.remove(&k);
-                    self.inadmissible.insert(k.id, k);
-                    moved.push(k.id);
-                }
+            let lowest = QueueKey {
+                neg_priority: i64::MIN,
+                time: i64::MIN,
+                tiebreak: 0,
+                id: 0,
+            };
+            while let Some(&e) = self
+                .heap_by_hash
+                .range((hash, lowest)..)
+                .next()
+                .filter(|(h, _)| *h == hash)
+            {
+                let k = e.1;
+                self.heap_by_hash.remove(&e);
+                self.heap.remove(&k);
+                self.inadmissible.insert(k.id, k);
+                moved.push(k.id);
             }
         }
         moved

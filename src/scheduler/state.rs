@@ -80,19 +80,23 @@ pub struct Holding {
 /// Scan progress over a resource group's flavors (upstream's `LastTriedFlavorIdx`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LastState {
-    /// Per podSet: resource -> last flavor index tried (-1 once the last was reached).
-    pub tried: Vec<BTreeMap<ResId, i32>>,
+    /// Per podSet: (resource, last flavor index tried; -1 once the last was reached).
+    pub tried: Vec<Vec<(ResId, i32)>>,
     pub generation: u64,
     pub cycle: u64,
 }
 
 impl LastState {
     pub fn pending_flavors(&self) -> bool {
-        self.tried.iter().any(|m| m.values().any(|&i| i != -1))
+        self.tried.iter().any(|m| m.iter().any(|&(_, i)| i != -1))
     }
 
     pub fn next_flavor(&self, pod_set: usize, res: ResId) -> usize {
-        match self.tried.get(pod_set).and_then(|m| m.get(&res)) {
+        match self
+            .tried
+            .get(pod_set)
+            .and_then(|m| m.iter().find(|(r, _)| *r == res).map(|(_, i)| i))
+        {
             Some(&i) if i >= 0 => (i + 1) as usize,
             _ => 0,
         }
