@@ -12,7 +12,7 @@
 //! the README. Under `cargo test` it does nothing (a benchmark is not a test).
 #![cfg(feature = "cli")]
 
-#[path = "../tests/support/mod.rs"]
+#[path = "../tests/it/support/mod.rs"]
 #[allow(unused_imports)]
 mod support;
 

@@ -1,6 +1,8 @@
 //! Memory per pending workload: a counting allocator measures what the engine holds for the
 //! 15,000 and 100,000 cases (all pending), net of the input picture. Run with
 //! `cargo bench --bench memory`; results are in the README.
+// A counting global allocator.
+#![allow(unsafe_code)]
 
 mod common;
 

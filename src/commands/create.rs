@@ -123,6 +123,7 @@ pub struct CreateClusterQueue {
     #[arg(long, value_name = "POLICY", value_parser = ["Never", "LowerPriority", "LowerOrNewerEqualPriority"])]
     pub preemption_within_cluster_queue: Option<String>,
     /// Nominal quota: FLAVOR:RESOURCE=QUANTITY[;RESOURCE=QUANTITY][,FLAVOR:...]. Repeatable.
+    #[allow(rustdoc::broken_intra_doc_links)] // clap help text, not a doc link
     #[arg(long, value_name = "FLAVOR:RESOURCE=QUANTITY")]
     pub nominal_quota: Vec<String>,
     /// How much more than its nominal quota the ClusterQueue may borrow from the cohort
@@ -163,6 +164,7 @@ pub struct CreateResourceFlavor {
     #[arg(long, value_name = "KEY[=VALUE]:EFFECT", value_delimiter = ',')]
     pub node_taints: Vec<String>,
     /// Tolerations added to admitted pods: KEY[=VALUE][:EFFECT] or :EFFECT[,...]. Repeatable.
+    #[allow(rustdoc::broken_intra_doc_links)] // clap help text, not a doc link
     #[arg(long, value_name = "KEY[=VALUE][:EFFECT]", value_delimiter = ',')]
     pub tolerations: Vec<String>,
     #[command(flatten)]

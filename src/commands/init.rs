@@ -85,7 +85,7 @@ pub struct Plan {
     /// (type, GPUs in the cluster)
     pub gpu_types: Vec<(String, u32)>,
     pub teams: Vec<String>,
-    /// quota[team][type]
+    /// `quota[team][type]`
     pub quota: Vec<Vec<u32>>,
     pub cpu: String,
     pub memory: String,

@@ -1,5 +1,5 @@
 //! Typed objects read from documents, by kind, each with its origin. Reading checks types
-//! (serde, with the field path of any error); meaning is checked in [`super::convert`].
+//! (serde, with the field path of any error); meaning is checked in [`super::convert`](mod@super::convert).
 
 use std::collections::BTreeMap;
 

@@ -1,17 +1,19 @@
 //! Reading Kueue objects, Jobs, Namespaces, Nodes and the controller `Configuration` from
 //! YAML, and converting API objects into the engine's [`crate::scheduler::model`]. Pure: no
-//! cluster access; the live adapters reuse [`convert`].
+//! cluster access; the live adapters reuse [`convert`](mod@convert).
 
 pub mod convert;
 pub mod documents;
 pub mod error;
 pub mod inventory;
 pub mod job;
+pub mod key;
 pub mod pod;
 
 pub use convert::{ConvertOptions, Converted, WorkloadEntry, convert};
 pub use error::{InputError, LoadError, Origin};
 pub use inventory::{Inventory, Sourced};
+pub use key::ObjectKey;
 
 /// Reads PATH arguments into an inventory of typed objects.
 pub fn load(paths: &[String]) -> Result<Inventory, LoadError> {

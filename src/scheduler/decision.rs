@@ -1,5 +1,5 @@
 //! What a scheduling cycle decided, as data: admissions, preemptions and pending workloads,
-//! each with the numbers behind it. Wording lives in [`super::message`] (upstream's exact
+//! each with the numbers behind it. Wording lives in `super::message` (upstream's exact
 //! condition messages) and in the CLI's output layer (explanations for people).
 
 use super::labels::Taint;

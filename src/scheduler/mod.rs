@@ -21,6 +21,7 @@ pub mod fair_sharing;
 pub mod flavor_assigner;
 pub mod index;
 pub mod inspect;
+pub mod key;
 pub mod labels;
 pub mod live;
 pub mod model;

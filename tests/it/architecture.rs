@@ -1,0 +1,296 @@
+//! The architecture, checked: the engine stays pure, and modules depend on each other only
+//! downwards (see the README's Architecture section). Each rule reads the source with comments
+//! and string literals blanked out, so prose may name anything.
+//!
+//! How the rules were checked to fail: adding `use std::collections::HashMap;` to
+//! `src/scheduler/queue.rs` makes `the_engine_names_no_io_clock_or_hash_map` fail with
+//! "src/scheduler/queue.rs:12: `HashMap`"; adding `use crate::kube::watch;` to
+//! `src/simulate/runner.rs` makes `modules_depend_only_downwards` fail with
+//! "src/simulate/runner.rs: simulate must not use crate::kube". Both were removed again.
+
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every `.rs` file under `dir` (relative to the repository), sorted.
+fn rust_files(dir: &str) -> Vec<PathBuf> {
+    fn walk(p: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(p) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let path = e.path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|x| x == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let base = root().join(dir);
+    if base.is_file() {
+        out.push(base);
+    } else {
+        walk(&base, &mut out);
+    }
+    out.sort();
+    out
+}
+
+/// The source with comments, string and char literals replaced by spaces (newlines kept, so
+/// line numbers still match).
+fn code_only(src: &str) -> String {
+    let b = src.as_bytes();
+    let mut out = String::with_capacity(src.len());
+    let mut i = 0;
+    let blank = |out: &mut String, c: u8| out.push(if c == b'\n' { '\n' } else { ' ' });
+    while i < b.len() {
+        let c = b[i];
+        if c == b'/' && b.get(i + 1) == Some(&b'/') {
+            while i < b.len() && b[i] != b'\n' {
+                out.push(' ');
+                i += 1;
+            }
+        } else if c == b'/' && b.get(i + 1) == Some(&b'*') {
+            let mut depth = 0;
+            while i < b.len() {
+                if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
+                    depth += 1;
+                    out.push_str("  ");
+                    i += 2;
+                } else if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
+                    depth -= 1;
+                    out.push_str("  ");
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    blank(&mut out, b[i]);
+                    i += 1;
+                }
+            }
+        } else if c == b'r' && matches!(b.get(i + 1), Some(b'"') | Some(b'#')) {
+            // Raw string: r"..." or r#"..."#.
+            let mut j = i + 1;
+            let mut hashes = 0;
+            while b.get(j) == Some(&b'#') {
+                hashes += 1;
+                j += 1;
+            }
+            if b.get(j) != Some(&b'"') {
+                out.push(c as char);
+                i += 1;
+                continue;
+            }
+            let close: Vec<u8> = std::iter::once(b'"')
+                .chain(std::iter::repeat_n(b'#', hashes))
+                .collect();
+            for _ in i..=j {
+                out.push(' ');
+            }
+            i = j + 1;
+            while i < b.len() && !b[i..].starts_with(&close) {
+                blank(&mut out, b[i]);
+                i += 1;
+            }
+            for _ in 0..close.len().min(b.len() - i) {
+                out.push(' ');
+            }
+            i += close.len();
+        } else if c == b'"' {
+            out.push(' ');
+            i += 1;
+            while i < b.len() && b[i] != b'"' {
+                if b[i] == b'\\' {
+                    blank(&mut out, b[i]);
+                    i += 1;
+                }
+                if i < b.len() {
+                    blank(&mut out, b[i]);
+                    i += 1;
+                }
+            }
+            out.push(' ');
+            i += 1;
+        } else if c == b'\'' && (b.get(i + 2) == Some(&b'\'') || (b.get(i + 1) == Some(&b'\\'))) {
+            // A char literal ('x' or '\n'); lifetimes ('a) are left alone.
+            out.push(' ');
+            i += 1;
+            while i < b.len() && b[i] != b'\'' {
+                if b[i] == b'\\' {
+                    out.push(' ');
+                    i += 1;
+                }
+                out.push(' ');
+                i += 1;
+            }
+            out.push(' ');
+            i += 1;
+        } else {
+            out.push(c as char);
+            i += 1;
+        }
+    }
+    out
+}
+
+fn is_ident(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// Lines (1-based) where `word` appears as a whole identifier (or path prefix such as
+/// `crate::kube`).
+fn occurrences(code: &str, word: &str) -> Vec<usize> {
+    let mut lines = Vec::new();
+    for (n, line) in code.lines().enumerate() {
+        let mut start = 0;
+        while let Some(pos) = line[start..].find(word) {
+            let at = start + pos;
+            let before = line[..at].chars().next_back();
+            let after = line[at + word.len()..].chars().next();
+            if before.is_none_or(|c| !is_ident(c)) && after.is_none_or(|c| !is_ident(c)) {
+                lines.push(n + 1);
+                break;
+            }
+            start = at + word.len();
+        }
+    }
+    lines
+}
+
+fn rel(p: &Path) -> String {
+    p.strip_prefix(root())
+        .unwrap_or(p)
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[test]
+fn the_engine_names_no_io_clock_or_hash_map() {
+    // The engine is pure and deterministic: no API types, no runtime, no clock, no randomness,
+    // no iteration in hash order.
+    const FORBIDDEN: &[&str] = &[
+        "kube",
+        "kube_core",
+        "k8s_openapi",
+        "tokio",
+        "clap",
+        "HashMap",
+        "HashSet",
+        "SystemTime",
+        "Instant",
+        "rand",
+        "thread_rng",
+    ];
+    let mut found = Vec::new();
+    for f in rust_files("src/scheduler") {
+        let code = code_only(&std::fs::read_to_string(&f).unwrap());
+        for w in FORBIDDEN {
+            for line in occurrences(&code, w) {
+                found.push(format!("{}:{line}: `{w}`", rel(&f)));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "the engine must stay pure:\n{}",
+        found.join("\n")
+    );
+}
+
+/// `(module, modules it must not use)`. A module is a directory or file under `src/`.
+const LAYERS: &[(&str, &[&str])] = &[
+    (
+        "scheduler",
+        &[
+            "api",
+            "manifests",
+            "simulate",
+            "explain",
+            "cli",
+            "commands",
+            "output",
+            "kube",
+            "controller",
+            "metrics",
+        ],
+    ),
+    (
+        "api",
+        &[
+            "scheduler",
+            "manifests",
+            "simulate",
+            "explain",
+            "cli",
+            "commands",
+            "output",
+            "kube",
+            "controller",
+        ],
+    ),
+    (
+        "manifests",
+        &[
+            "simulate",
+            "explain",
+            "cli",
+            "commands",
+            "output",
+            "kube",
+            "controller",
+        ],
+    ),
+    (
+        "simulate",
+        &["explain", "cli", "commands", "output", "kube", "controller"],
+    ),
+    (
+        "explain",
+        &["cli", "commands", "output", "kube", "controller"],
+    ),
+    (
+        "metrics",
+        &["cli", "commands", "output", "kube", "controller"],
+    ),
+];
+
+#[test]
+fn modules_depend_only_downwards() {
+    let mut found = Vec::new();
+    for (module, banned) in LAYERS {
+        let mut files = rust_files(&format!("src/{module}"));
+        files.extend(rust_files(&format!("src/{module}.rs")));
+        assert!(!files.is_empty(), "src/{module} has no files");
+        for f in files {
+            let code = code_only(&std::fs::read_to_string(&f).unwrap());
+            for b in *banned {
+                if !occurrences(&code, &format!("crate::{b}")).is_empty() {
+                    found.push(format!("{}: {module} must not use crate::{b}", rel(&f)));
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+#[test]
+fn the_checker_sees_through_comments_and_strings_only() {
+    let code = code_only(
+        "// HashMap in a comment\nlet s = \"HashMap\";\nlet r = r#\"HashMap\"#;\nuse std::collections::HashMap;\n",
+    );
+    assert_eq!(occurrences(&code, "HashMap"), vec![4]);
+    assert_eq!(occurrences("let operand = 1;", "rand"), Vec::<usize>::new());
+    assert_eq!(
+        occurrences("use crate::kube::watch;", "crate::kube"),
+        vec![1]
+    );
+    assert_eq!(
+        occurrences("use crate::kubelet;", "crate::kube"),
+        Vec::<usize>::new()
+    );
+}

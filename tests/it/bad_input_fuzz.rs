@@ -1,0 +1,108 @@
+//! Bad input never panics: the seed's manifests, mangled at random (lines dropped or
+//! duplicated, values replaced by junk, characters cut), go through reading, conversion and
+//! simulation; every run must end in a result or an error, never a panic.
+
+use kubectl_kueue::manifests::documents::parse_documents;
+use kubectl_kueue::manifests::{ConvertOptions, Inventory};
+use kubectl_kueue::simulate::Simulation;
+use proptest::prelude::*;
+
+const SEED: &str = concat!(
+    include_str!("../../examples/gpu-two-teams/namespaces.yaml"),
+    "---\n",
+    include_str!("../../examples/gpu-two-teams/priorities.yaml"),
+    "---\n",
+    include_str!("../../examples/gpu-two-teams/setup.yaml"),
+    "---\n",
+    include_str!("../../examples/gpu-two-teams/jobs/weekly-retrain.yaml"),
+    "---\n",
+    include_str!("../../examples/gpu-two-teams/jobs/experiment-42.yaml"),
+);
+
+const JUNK: &[&str] = &[
+    "-1",
+    "1e400",
+    "[]",
+    "{}",
+    "null",
+    "\"\"",
+    "lots",
+    "4Zi",
+    "0.0001m",
+    "true",
+    "~",
+    "&a",
+    "*a",
+    "[1, 2",
+    "'",
+    "Any",
+    "99999999999999999999",
+];
+
+#[derive(Debug, Clone)]
+enum Mangle {
+    DropLine(usize),
+    DuplicateLine(usize),
+    ReplaceValue(usize, usize),
+    Cut(usize, usize),
+}
+
+fn mangle() -> impl Strategy<Value = Mangle> {
+    prop_oneof![
+        any::<usize>().prop_map(Mangle::DropLine),
+        any::<usize>().prop_map(Mangle::DuplicateLine),
+        (any::<usize>(), any::<usize>()).prop_map(|(l, j)| Mangle::ReplaceValue(l, j)),
+        (any::<usize>(), 1usize..40).prop_map(|(at, len)| Mangle::Cut(at, len)),
+    ]
+}
+
+fn apply(text: &str, edits: &[Mangle]) -> String {
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    for e in edits {
+        if lines.is_empty() {
+            break;
+        }
+        let n = lines.len();
+        match *e {
+            Mangle::DropLine(i) => {
+                lines.remove(i % n);
+            }
+            Mangle::DuplicateLine(i) => {
+                let l = lines[i % n].clone();
+                lines.insert(i % n, l);
+            }
+            Mangle::ReplaceValue(i, j) => {
+                let l = &mut lines[i % n];
+                if let Some(pos) = l.find(": ") {
+                    l.truncate(pos + 2);
+                    l.push_str(JUNK[j % JUNK.len()]);
+                }
+            }
+            Mangle::Cut(at, len) => {
+                let joined = lines.join("\n");
+                let chars: Vec<char> = joined.chars().collect();
+                let start = at % chars.len().max(1);
+                let end = (start + len).min(chars.len());
+                let cut: String = chars[..start].iter().chain(chars[end..].iter()).collect();
+                lines = cut.lines().map(str::to_string).collect();
+            }
+        }
+    }
+    lines.join("\n")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, .. ProptestConfig::default() })]
+
+    #[test]
+    fn mangled_manifests_give_a_result_or_an_error(edits in proptest::collection::vec(mangle(), 1..6)) {
+        let text = apply(SEED, &edits);
+        let mut order = 0;
+        let Ok(docs) = parse_documents("mangled.yaml", &text, &mut order) else { return Ok(()) };
+        let Ok(inv) = Inventory::from_documents(docs) else { return Ok(()) };
+        let opts = ConvertOptions { now: 1_753_174_800_000, strict_namespace_selector: false };
+        if let Ok(sim) = Simulation::run(inv, &[], &opts) {
+            let _ = sim.output();
+        }
+    }
+}

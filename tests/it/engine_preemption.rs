@@ -1,0 +1,385 @@
+//! Classical preemption: each policy, candidate rules, victim order, minimal sets, and the
+//! preemptor waiting for its victims.
+
+use crate::support::engine::*;
+use kubectl_kueue::scheduler::Decision;
+use kubectl_kueue::scheduler::decision::{PendingReason, PreemptionReason};
+use kubectl_kueue::scheduler::model::PreemptionPolicy::{
+    self, Any, LowerOrNewerEqualPriority, LowerPriority, Never,
+};
+
+fn single(within: PreemptionPolicy) -> Scenario {
+    scenario()
+        .flavor("default", &[])
+        .cq(cq("q")
+            .quota("default", "cpu", "4")
+            .preemption(within, Never))
+        .wl(wl("ns", "low", "q")
+            .req("cpu", "2")
+            .priority(1)
+            .created(1)
+            .admitted("q", "default")
+            .reserved_at(10))
+        .wl(wl("ns", "equal-new", "q")
+            .req("cpu", "2")
+            .priority(5)
+            .created(3)
+            .admitted("q", "default")
+            .reserved_at(20))
+}
+
+#[test]
+fn within_cluster_queue_never_preempts_nothing() {
+    let out = single(Never)
+        .wl(wl("ns", "high", "q")
+            .req("cpu", "2")
+            .priority(100)
+            .created(5))
+        .run();
+    assert!(out.preemptions().is_empty());
+    let (reason, _) = out.pending("high").unwrap();
+    assert_eq!(reason, PendingReason::WaitingForQuota);
+}
+
+#[test]
+fn lower_priority_preempts_only_strictly_lower() {
+    let out = single(LowerPriority)
+        .wl(wl("ns", "p5", "q").req("cpu", "2").priority(5).created(2))
+        .run();
+    assert_eq!(
+        out.preemptions(),
+        vec![("low".into(), "p5".into(), PreemptionReason::InClusterQueue)]
+    );
+    let out = single(LowerPriority)
+        .wl(wl("ns", "p5-big", "q")
+            .req("cpu", "4")
+            .priority(5)
+            .created(2))
+        .run();
+    assert!(
+        out.preemptions().is_empty(),
+        "the equal-priority workload is protected, so no partial preemption"
+    );
+}
+
+#[test]
+fn lower_or_newer_equal_priority_also_preempts_newer_equals() {
+    let out = single(LowerOrNewerEqualPriority)
+        .wl(wl("ns", "p5-old", "q")
+            .req("cpu", "4")
+            .priority(5)
+            .created(2))
+        .run();
+    let mut victims: Vec<String> = out.preemptions().into_iter().map(|p| p.0).collect();
+    victims.sort();
+    assert_eq!(victims, vec!["equal-new", "low"]);
+    let out = single(LowerOrNewerEqualPriority)
+        .wl(wl("ns", "p5-newest", "q")
+            .req("cpu", "4")
+            .priority(5)
+            .created(9))
+        .run();
+    assert!(
+        out.preemptions().is_empty(),
+        "an older equal is not newer than the preemptor"
+    );
+}
+
+fn cohort(reclaim: PreemptionPolicy) -> Scenario {
+    scenario()
+        .flavor("default", &[])
+        .cq(cq("a")
+            .cohort("c")
+            .quota("default", "cpu", "4")
+            .preemption(Never, reclaim))
+        .cq(cq("b").cohort("c").quota("default", "cpu", "4"))
+        .wl(wl("ns", "b-low", "b")
+            .req("cpu", "2")
+            .priority(1)
+            .admitted("b", "default")
+            .reserved_at(1))
+        .wl(wl("ns", "b-high", "b")
+            .req("cpu", "2")
+            .priority(50)
+            .admitted("b", "default")
+            .reserved_at(2))
+        .wl(wl("ns", "b-own", "b")
+            .req("cpu", "4")
+            .priority(60)
+            .admitted("b", "default")
+            .reserved_at(3))
+}
+
+#[test]
+fn reclaim_never_leaves_borrowers_alone() {
+    let out = cohort(Never)
+        .wl(wl("ns", "a1", "a").req("cpu", "4").priority(10).created(5))
+        .run();
+    assert!(out.preemptions().is_empty());
+}
+
+#[test]
+fn reclaim_lower_priority_takes_only_lower_priority_borrowed_workloads() {
+    let out = cohort(LowerPriority)
+        .wl(wl("ns", "a1", "a").req("cpu", "2").priority(10).created(5))
+        .run();
+    assert_eq!(
+        out.preemptions(),
+        vec![(
+            "b-low".into(),
+            "a1".into(),
+            PreemptionReason::InCohortReclamation
+        )]
+    );
+    let out = cohort(LowerPriority)
+        .wl(wl("ns", "a2", "a").req("cpu", "4").priority(10).created(5))
+        .run();
+    assert!(
+        out.preemptions().is_empty(),
+        "b-high is protected and b-low alone is not enough"
+    );
+}
+
+#[test]
+fn reclaim_any_takes_borrowed_workloads_whatever_their_priority() {
+    let out = cohort(Any)
+        .wl(wl("ns", "a1", "a").req("cpu", "4").priority(0).created(5))
+        .run();
+    let mut victims: Vec<String> = out.preemptions().into_iter().map(|p| p.0).collect();
+    victims.sort();
+    assert_eq!(victims, vec!["b-high", "b-low"]);
+    assert_eq!(out.holding("a"), names(&["a1"]));
+    assert_eq!(
+        out.holding("b"),
+        names(&["b-own"]),
+        "b keeps what fits in its nominal"
+    );
+}
+
+#[test]
+fn a_queue_within_its_nominal_is_never_a_reclaim_source() {
+    let out = scenario()
+        .flavor("default", &[])
+        .cq(cq("a")
+            .cohort("c")
+            .quota("default", "cpu", "4")
+            .preemption(Never, Any))
+        .cq(cq("b").cohort("c").quota("default", "cpu", "4"))
+        .cq(cq("x").cohort("c").quota("default", "cpu", "0"))
+        .wl(wl("ns", "b1", "b").req("cpu", "4").admitted("b", "default"))
+        .wl(wl("ns", "a-held", "a")
+            .req("cpu", "3")
+            .admitted("a", "default"))
+        .wl(wl("ns", "a1", "a").req("cpu", "2").priority(10).created(5))
+        .run();
+    assert!(out.preemptions().is_empty());
+}
+
+#[test]
+fn borrowing_workloads_cannot_preempt_unless_borrow_within_cohort_allows_it() {
+    let base = |c: Cq| {
+        scenario()
+            .flavor("default", &[])
+            .cq(c
+                .cohort("c")
+                .quota("default", "cpu", "2")
+                .preemption(Never, LowerPriority))
+            .cq(cq("b").cohort("c").quota("default", "cpu", "2"))
+            .cq(cq("x").cohort("c").quota("default", "cpu", "2"))
+            .wl(wl("ns", "x1", "x")
+                .req("cpu", "4")
+                .priority(1)
+                .admitted("x", "default"))
+            .wl(wl("ns", "b1", "b")
+                .req("cpu", "2")
+                .priority(1)
+                .admitted("b", "default"))
+            .wl(wl("ns", "a1", "a").req("cpu", "4").priority(10).created(5))
+    };
+    let out = base(cq("a")).run();
+    assert!(
+        out.preemptions().is_empty(),
+        "a1 needs to borrow, so it just waits"
+    );
+    let (reason, _) = out.pending("a1").unwrap();
+    assert_eq!(reason, PendingReason::WaitingForQuota);
+    let out = base(cq("a").borrow_within_cohort(None)).run();
+    assert_eq!(
+        out.preemptions(),
+        vec![(
+            "x1".into(),
+            "a1".into(),
+            PreemptionReason::InCohortReclaimWhileBorrowing
+        )]
+    );
+    let out = base(cq("a").borrow_within_cohort(Some(0))).run();
+    assert!(
+        out.preemptions().is_empty(),
+        "x1's priority 1 is above the threshold 0"
+    );
+}
+
+#[test]
+fn victims_go_most_recently_reserved_first_and_the_set_is_minimal() {
+    let out = scenario()
+        .flavor("default", &[])
+        .cq(cq("q")
+            .quota("default", "cpu", "6")
+            .preemption(LowerPriority, Never))
+        .wl(wl("ns", "small-old", "q")
+            .req("cpu", "1")
+            .priority(1)
+            .admitted("q", "default")
+            .reserved_at(1))
+        .wl(wl("ns", "big-new", "q")
+            .req("cpu", "3")
+            .priority(1)
+            .admitted("q", "default")
+            .reserved_at(3))
+        .wl(wl("ns", "mid", "q")
+            .req("cpu", "2")
+            .priority(1)
+            .admitted("q", "default")
+            .reserved_at(2))
+        .wl(wl("ns", "high", "q")
+            .req("cpu", "2")
+            .priority(10)
+            .created(9))
+        .run();
+    // Order: big-new (newest) first; removing it alone frees enough.
+    assert_eq!(
+        out.preemptions(),
+        vec![(
+            "big-new".into(),
+            "high".into(),
+            PreemptionReason::InClusterQueue
+        )]
+    );
+}
+
+#[test]
+fn fill_back_returns_victims_that_turned_out_unnecessary() {
+    let out = scenario()
+        .flavor("default", &[])
+        .cq(cq("q")
+            .quota("default", "cpu", "4")
+            .preemption(LowerPriority, Never))
+        .wl(wl("ns", "tiny", "q")
+            .req("cpu", "1")
+            .priority(1)
+            .admitted("q", "default")
+            .reserved_at(5))
+        .wl(wl("ns", "large", "q")
+            .req("cpu", "3")
+            .priority(2)
+            .admitted("q", "default")
+            .reserved_at(1))
+        .wl(wl("ns", "high", "q")
+            .req("cpu", "2")
+            .priority(10)
+            .created(9))
+        .run();
+    // tiny goes first (lowest priority) but is not enough; large follows; tiny is put back.
+    assert_eq!(
+        out.preemptions(),
+        vec![(
+            "large".into(),
+            "high".into(),
+            PreemptionReason::InClusterQueue
+        )]
+    );
+    assert_eq!(out.holding("q"), names(&["high", "tiny"]));
+}
+
+#[test]
+fn the_preemptor_waits_for_its_victims_to_release_quota() {
+    let mut engine = scenario()
+        .flavor("default", &[])
+        .cq(cq("q")
+            .quota("default", "cpu", "2")
+            .preemption(LowerPriority, Never))
+        .wl(wl("ns", "low", "q")
+            .req("cpu", "2")
+            .priority(1)
+            .admitted("q", "default"))
+        .wl(wl("ns", "high", "q")
+            .req("cpu", "2")
+            .priority(10)
+            .created(9))
+        .engine();
+    let first = engine.run_cycle(NOW);
+    let d = &first.decisions[0];
+    let Decision::Preempting {
+        targets, message, ..
+    } = &d.decision
+    else {
+        panic!("{d:?}")
+    };
+    assert_eq!(targets[0].workload, "ns/low");
+    assert_eq!(
+        message,
+        "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default, 2 more needed. Pending the preemption of 1 workload(s)"
+    );
+    assert!(targets[0].message.starts_with("Preempted to accommodate a workload (UID: uid-ns-high, JobUID: UNKNOWN) due to prioritization in the ClusterQueue; preemptor path: /q; preemptee path: /q"));
+    // The victim still holds its quota: the next cycle preempts nothing new and admits nothing.
+    let second = engine.run_cycle(NOW);
+    assert_eq!(second.admitted().count(), 0);
+    assert!(engine.is_evicted("ns/low"));
+    assert!(engine.release("ns/low"));
+    let third = engine.run_cycle(NOW);
+    assert_eq!(
+        third
+            .admitted()
+            .map(|d| d.workload.clone())
+            .collect::<Vec<_>>(),
+        vec!["ns/high"]
+    );
+}
+
+#[test]
+fn a_preemptor_without_candidates_holds_capacity_back_unless_reclaim_is_any() {
+    // a-new fits a's nominal but a-held is protected and b is not borrowing, so it has no
+    // candidates; in that cycle b's borrower may not take the capacity a-new waits for.
+    let build = |reclaim: PreemptionPolicy| {
+        scenario()
+            .flavor("default", &[])
+            .cq(cq("a")
+                .cohort("c")
+                .quota("default", "cpu", "2")
+                .preemption(LowerPriority, reclaim))
+            .cq(cq("b").cohort("c").quota("default", "cpu", "2"))
+            .wl(wl("ns", "a-held", "a")
+                .req("cpu", "1")
+                .priority(50)
+                .admitted("a", "default"))
+            .wl(wl("ns", "b-held", "b")
+                .req("cpu", "2")
+                .priority(50)
+                .admitted("b", "default"))
+            .wl(wl("ns", "a-new", "a")
+                .req("cpu", "2")
+                .priority(10)
+                .created(1))
+            .wl(wl("ns", "b-borrow", "b")
+                .req("cpu", "1")
+                .priority(0)
+                .created(2))
+            .engine()
+    };
+    let mut engine = build(LowerPriority);
+    let outcome = engine.run_cycle(NOW);
+    assert_eq!(
+        outcome.admitted().count(),
+        0,
+        "a's remaining nominal is held back this cycle"
+    );
+    let mut engine = build(Any);
+    let outcome = engine.run_cycle(NOW);
+    assert_eq!(
+        outcome
+            .admitted()
+            .map(|d| d.workload.clone())
+            .collect::<Vec<_>>(),
+        vec!["ns/b-borrow"]
+    );
+}

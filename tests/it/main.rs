@@ -1,0 +1,48 @@
+//! The project's one integration-test binary (one link, one shared control plane per run).
+//!
+//! - `support/`: everything the tests share: engine builders ([`support::engine`]), the
+//!   offline CLI runner ([`support::cli`]), the control-plane harness ([`support::cluster`] and
+//!   friends), the live CLI fixture ([`support::live`]) and the controller process with its
+//!   quota monitor ([`support::controller`]).
+//! - one module per area, named as before: `engine_*` (engine tables and properties),
+//!   `cli_*` (the binary offline), `live_*` (commands against a real API server), `e2e_*`
+//!   (`run-controller` on the real control plane), plus API types, CRDs and simulate.
+//!
+//! Run one area with a filter: `cargo test --test it engine_`, `cargo test --test it
+//! e2e_leader::`. Cluster tests need the control plane (`scripts/testenv.sh`); with
+//! `KUEUE_SKIP_CLUSTER_TESTS=1` they are reported as skipped (see [`support::skip`]).
+
+mod support;
+
+mod api_types;
+mod architecture;
+mod bad_input_fuzz;
+mod cli_completion;
+mod cli_errors;
+mod cli_explain;
+mod cli_help;
+mod cli_init;
+mod cli_simulate;
+mod cli_status;
+mod controlplane_smoke;
+mod crds;
+mod e2e_config;
+mod e2e_controller;
+mod e2e_install;
+mod e2e_leader;
+mod e2e_workloads;
+mod engine_admissibility;
+mod engine_fair_sharing;
+mod engine_flavors;
+mod engine_ordering;
+mod engine_preemption;
+mod engine_properties;
+mod engine_quota;
+mod engine_seed;
+mod explain_consistency;
+mod krew_install;
+mod live_admin;
+mod live_explain;
+mod live_status;
+mod live_submit;
+mod simulate_fixpoint;
