@@ -10,12 +10,12 @@ use super::decision::{
 };
 use super::fair_sharing;
 use super::flavor_assigner::{Assigned, Assigner};
+use super::id::{CqId, FrId, NodeId, WlId};
 use super::model::{Admission, Millis, PodSetAdmission, PreemptionPolicy};
 use super::preemption::{self, Request, Victim};
 use super::quantity::Amount;
-use super::queue::{QueueKey, RequeueReason, WlId};
-use super::state::{CqId, Engine, Holding, LastState};
-use super::tree::{Fr, NodeId};
+use super::queue::{QueueKey, RequeueReason};
+use super::state::{Engine, Holding, LastState};
 use super::view::View;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,7 +49,7 @@ impl Engine {
     pub fn run_cycle(&mut self, now: Millis) -> CycleOutcome {
         self.cycle += 1;
         let mut heads = Vec::new();
-        for cq in 0..self.cqs.len() {
+        for cq in self.cqs.ids() {
             if self.cqs[cq].inactive.is_some() {
                 continue;
             }
@@ -72,7 +72,7 @@ impl Engine {
         let mut entries = self.nominate(&heads, now);
         let order = self.entry_order(&entries, now);
         let mut preempted: BTreeSet<WlId> = BTreeSet::new();
-        let mut temporary: Vec<(NodeId, Vec<(Fr, Amount)>)> = Vec::new();
+        let mut temporary: Vec<(NodeId, Vec<(FrId, Amount)>)> = Vec::new();
         for &i in &order {
             self.process(
                 &mut entries[i],
@@ -294,7 +294,7 @@ impl Engine {
         &mut self,
         e: &mut Entry,
         preempted: &mut BTreeSet<WlId>,
-        temporary: &mut Vec<(NodeId, Vec<(Fr, Amount)>)>,
+        temporary: &mut Vec<(NodeId, Vec<(FrId, Amount)>)>,
         now: Millis,
         outcome: &mut CycleOutcome,
     ) {
@@ -348,7 +348,7 @@ impl Engine {
     }
 
     /// Upstream's `resourcesToReserve` for a preemptor without candidates.
-    fn capacity_to_reserve(&self, cq: CqId, assigned: &Assigned) -> Vec<(Fr, Amount)> {
+    fn capacity_to_reserve(&self, cq: CqId, assigned: &Assigned) -> Vec<(FrId, Amount)> {
         let node = &self.tree.nodes[self.cqs[cq].node];
         assigned
             .usage
@@ -372,7 +372,7 @@ impl Engine {
     fn fits_after_removals(
         &mut self,
         cq: CqId,
-        usage: &[(Fr, Amount)],
+        usage: &[(FrId, Amount)],
         preempted: &BTreeSet<WlId>,
         targets: &[Victim],
         now: Millis,
@@ -469,7 +469,7 @@ impl Engine {
     fn admit(
         &mut self,
         e: &mut Entry,
-        usage: Vec<(Fr, Amount)>,
+        usage: Vec<(FrId, Amount)>,
         now: Millis,
         outcome: &mut CycleOutcome,
     ) {

@@ -3,9 +3,9 @@
 //! invariants and retries parked workloads where capacity may have freed, as upstream does
 //! (the whole cohort tree of the ClusterQueue concerned).
 
+use super::id::{CqId, WlId};
 use super::model::{ClusterState, Workload};
-use super::queue::WlId;
-use super::state::{CqId, Engine, namespace_matches};
+use super::state::{Engine, namespace_matches};
 
 impl Engine {
     /// Adds or replaces a workload. A replaced workload that held quota gives it back first.
@@ -129,7 +129,7 @@ impl Engine {
     fn retry_parked(&mut self, only_stale: bool) -> usize {
         let mut moved = 0;
         let epoch = self.epoch;
-        for c in 0..self.cqs.len() {
+        for c in self.cqs.ids() {
             let Engine {
                 wls,
                 cqs,

@@ -10,14 +10,13 @@ use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use super::decision::PreemptionReason;
+use super::id::{CqId, FrId, NodeId, ResId, WlId};
 use super::model::{FairSharingStrategy, PreemptionPolicy};
 use super::preemption::{
     Request, Victim, add_back, candidate_order, fill_back_victims, remove_from_tree, workload_fits,
 };
 use super::quantity::{Amount, sat_add, sat_sub};
-use super::queue::WlId;
-use super::state::CqId;
-use super::tree::{Fr, NodeId, Tree};
+use super::tree::Tree;
 use super::view::View;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -26,7 +25,7 @@ pub struct Drs {
     pub ratio: f64,
     pub dominant: Option<String>,
     pub borrowing: bool,
-    pub borrowed_frs: Vec<Fr>,
+    pub borrowed_frs: Vec<FrId>,
 }
 
 impl Drs {
@@ -64,7 +63,7 @@ impl Drs {
         }
     }
 
-    fn borrowing_on(&self, requested: &[(Fr, Amount)]) -> bool {
+    fn borrowing_on(&self, requested: &[(FrId, Amount)]) -> bool {
         self.borrowed_frs
             .iter()
             .any(|fr| requested.iter().any(|(r, v)| r == fr && *v > 0))
@@ -81,7 +80,12 @@ pub fn compare(a: &Drs, b: &Drs) -> Ordering {
 }
 
 /// DRS of `node`, optionally as if `request` were added to it.
-pub(crate) fn drs(view: &View, tree: &Tree, node: NodeId, request: Option<&[(Fr, Amount)]>) -> Drs {
+pub(crate) fn drs(
+    view: &View,
+    tree: &Tree,
+    node: NodeId,
+    request: Option<&[(FrId, Amount)]>,
+) -> Drs {
     let n = &tree.nodes[node];
     let mut out = Drs {
         weight: n.fair_weight,
@@ -93,14 +97,14 @@ pub(crate) fn drs(view: &View, tree: &Tree, node: NodeId, request: Option<&[(Fr,
     let Some(parent) = n.parent else {
         return out;
     };
-    let mut borrowed: BTreeMap<usize, Amount> = BTreeMap::new();
-    for fr in 0..tree.num_fr {
+    let mut borrowed: BTreeMap<ResId, Amount> = BTreeMap::new();
+    for fr in tree.frs() {
         let req = request
             .and_then(|r| r.iter().find(|(f, _)| *f == fr))
             .map_or(0, |(_, v)| *v);
         let amount = sat_sub(sat_add(req, n.usage[fr]), n.subtree_quota[fr]);
         if amount > 0 {
-            let res = view.names.frs[fr].1;
+            let res = view.names.frs[fr].resource;
             let e = borrowed.entry(res).or_insert(0);
             *e = sat_add(*e, amount);
             out.borrowed_frs.push(fr);
@@ -111,12 +115,12 @@ pub(crate) fn drs(view: &View, tree: &Tree, node: NodeId, request: Option<&[(Fr,
     }
     out.borrowing = true;
     let root = tree.root(parent);
-    let mut lendable: BTreeMap<usize, Amount> = BTreeMap::new();
-    for fr in 0..tree.num_fr {
+    let mut lendable: BTreeMap<ResId, Amount> = BTreeMap::new();
+    for fr in tree.frs() {
         if tree.nodes[root].subtree_quota[fr] == 0 && tree.nodes[root].usage[fr] == 0 {
             continue;
         }
-        let res = view.names.frs[fr].1;
+        let res = view.names.frs[fr].resource;
         let e = lendable.entry(res).or_insert(0);
         *e = sat_add(*e, tree.potential_available(parent, fr));
     }
@@ -139,7 +143,7 @@ pub(crate) fn drs(view: &View, tree: &Tree, node: NodeId, request: Option<&[(Fr,
 /// An entry competing in the admission tournament.
 pub(crate) struct Contender {
     pub wl: WlId,
-    pub usage: Vec<(Fr, Amount)>,
+    pub usage: Vec<(FrId, Amount)>,
 }
 
 /// Picks the next entry to process under fair sharing: a tournament from the root of the

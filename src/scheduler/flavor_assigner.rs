@@ -9,14 +9,13 @@ use super::decision::{
     Assignment, FitMode, FlavorAttempt, FlavorOutcome, PendingReason, PodSetAssignment,
     PreemptionGate, ResourceCheck,
 };
-use super::index::{FlavorId, ResId};
+use super::id::{CqId, FlavorId, FrId, ResId, WlId};
 use super::labels::{Toleration, first_untolerated, pod_matches_flavor_labels};
 use super::model::{FungibilityPreference, QuotaCheckStrategy, WhenCanBorrow, WhenCanPreempt};
 use super::preemption;
 use super::quantity::{Amount, format_amount, sat_add, sat_mul};
-use super::queue::WlId;
-use super::state::{CqId, LastState};
-use super::tree::{Fr, Tree};
+use super::state::LastState;
+use super::tree::Tree;
 use super::view::View;
 
 #[derive(Debug, Clone, Copy)]
@@ -97,7 +96,7 @@ fn coarse(m: FitMode) -> FitMode {
 #[derive(Debug, Clone)]
 pub(crate) struct Assigned {
     pub pod_sets: Vec<PodSetResult>,
-    pub usage: Vec<(Fr, Amount)>,
+    pub usage: Vec<(FrId, Amount)>,
     pub borrowing: u32,
     pub last: LastState,
     pub no_fit_reason: Option<PendingReason>,
@@ -137,8 +136,8 @@ impl Assigned {
     }
 
     /// The (flavor, resource) pairs assigned in preemption mode.
-    pub fn frs_needing_preemption(&self, view: &View) -> Vec<Fr> {
-        let mut frs: Vec<Fr> = self
+    pub fn frs_needing_preemption(&self, view: &View) -> Vec<FrId> {
+        let mut frs: Vec<FrId> = self
             .pod_sets
             .iter()
             .flat_map(|ps| ps.choices.iter())
@@ -290,7 +289,7 @@ impl Assigner<'_, '_> {
             no_fit_reason: None,
             total_pod_sets: st.pod_sets.len(),
         };
-        let mut usage: BTreeMap<Fr, Amount> = BTreeMap::new();
+        let mut usage: BTreeMap<FrId, Amount> = BTreeMap::new();
         for (i, ps) in st.pod_sets.iter().enumerate() {
             let count = counts.map_or(ps.count, |c| c[i]);
             let mut requests: Vec<(ResId, Amount)> = ps
@@ -397,7 +396,7 @@ impl Assigner<'_, '_> {
         trigger: ResId,
         g: usize,
         requests: &[(ResId, Amount)],
-        assigned: &BTreeMap<Fr, Amount>,
+        assigned: &BTreeMap<FrId, Amount>,
         result: &mut PodSetResult,
     ) -> Result<Vec<String>, Vec<String>> {
         let view = self.view;
@@ -542,7 +541,7 @@ impl Assigner<'_, '_> {
     fn fits_quota(
         &self,
         tree: &mut Tree,
-        fr: Fr,
+        fr: FrId,
         res: ResId,
         previously: Amount,
         request: Amount,

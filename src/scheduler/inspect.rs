@@ -40,8 +40,7 @@ impl Engine {
     /// Every ClusterQueue, in name order, with usage and counts.
     pub fn cluster_queues(&self) -> Vec<ClusterQueueView> {
         self.cqs
-            .iter()
-            .enumerate()
+            .iter_enumerated()
             .map(|(id, cq)| {
                 let node = &self.tree.nodes[cq.node];
                 let mut usage = Vec::new();
@@ -174,7 +173,7 @@ impl Engine {
         }
         let mut out = Vec::new();
         for cq in &self.cqs {
-            for fr in 0..tree.num_fr {
+            for fr in tree.frs() {
                 if tree.nodes[cq.node].usage[fr] == 0 {
                     continue;
                 }

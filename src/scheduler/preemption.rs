@@ -12,10 +12,9 @@ use std::cmp::Ordering;
 
 use super::decision::{FitMode, PreemptionReason};
 use super::fair_sharing;
+use super::id::{CqId, FrId, NodeId, WlId};
 use super::quantity::Amount;
-use super::queue::WlId;
-use super::state::CqId;
-use super::tree::{Fr, NodeId, Tree};
+use super::tree::Tree;
 use super::view::View;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,9 +56,9 @@ pub(crate) struct Request<'r> {
     pub preemptor: WlId,
     pub cq: CqId,
     /// (flavor, resource) pairs whose assignment needs preemption.
-    pub frs: &'r [Fr],
+    pub frs: &'r [FrId],
     /// The whole request of the workload, per (flavor, resource).
-    pub usage: &'r [(Fr, Amount)],
+    pub usage: &'r [(FrId, Amount)],
 }
 
 /// Removes a workload's usage from the tree (for a what-if); undo with [`add_back`].
@@ -106,7 +105,7 @@ pub(crate) fn simulate(
     tree: &mut Tree,
     preemptor: WlId,
     cq: CqId,
-    fr: Fr,
+    fr: FrId,
     val: Amount,
 ) -> (FitMode, u32) {
     let usage = [(fr, val)];

@@ -8,9 +8,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::id::WlId;
 use super::model::{Millis, QueueingStrategy};
-
-pub type WlId = usize;
 
 /// Sort key of a pending workload in its ClusterQueue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -157,7 +156,7 @@ impl CqQueue {
                 neg_priority: i64::MIN,
                 time: i64::MIN,
                 tiebreak: 0,
-                id: 0,
+                id: WlId::FIRST,
             };
             while let Some(&e) = self
                 .heap_by_hash
@@ -216,14 +215,19 @@ impl CqQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scheduler::id::Id;
 
-    fn key(id: WlId, priority: i64, time: Millis) -> QueueKey {
+    fn key(id: usize, priority: i64, time: Millis) -> QueueKey {
         QueueKey {
             neg_priority: -priority,
             time,
             tiebreak: id as u64,
-            id,
+            id: WlId::from_index(id),
         }
+    }
+
+    fn ids(keys: impl Iterator<Item = QueueKey>) -> Vec<usize> {
+        keys.map(|k| k.id.index()).collect()
     }
 
     #[test]
@@ -233,7 +237,7 @@ mod tests {
         q.push(key(1, 100, 20), 2);
         q.push(key(2, 0, 5), 3);
         q.push(key(3, 0, 5), 4);
-        let order: Vec<WlId> = std::iter::from_fn(|| q.pop()).map(|k| k.id).collect();
+        let order = ids(std::iter::from_fn(|| q.pop()));
         assert_eq!(
             order,
             vec![1, 2, 3, 0],
@@ -248,14 +252,22 @@ mod tests {
         strict.push(key(1, 0, 2), 2);
         let head = strict.pop().unwrap();
         strict.requeue(head, 1, RequeueReason::NoFit, false, false);
-        assert_eq!(strict.pop().unwrap().id, 0, "the same head comes back");
+        assert_eq!(
+            strict.pop().unwrap().id.index(),
+            0,
+            "the same head comes back"
+        );
 
         let mut best = CqQueue::new(QueueingStrategy::BestEffortFifo);
         best.push(key(0, 0, 1), 1);
         best.push(key(1, 0, 2), 2);
         let head = best.pop().unwrap();
         best.requeue(head, 1, RequeueReason::NoFit, false, false);
-        assert_eq!(best.pop().unwrap().id, 1, "the next workload becomes head");
+        assert_eq!(
+            best.pop().unwrap().id.index(),
+            1,
+            "the next workload becomes head"
+        );
         assert_eq!(best.inadmissible.len(), 1);
     }
 
@@ -276,7 +288,7 @@ mod tests {
         q.push(key(10, 0, 200), 7);
         assert_eq!(q.inadmissible.len(), 6, "a new equivalent parks at once");
         assert_eq!(q.retry_inadmissible(|_| false), 6);
-        assert_eq!(q.pop().unwrap().id, 0);
+        assert_eq!(q.pop().unwrap().id.index(), 0);
     }
 
     #[test]
@@ -287,7 +299,7 @@ mod tests {
         q.requeue(p, 1, RequeueReason::PendingPreemption, false, false);
         q.push(key(1, 500, 1), 2);
         assert_eq!(
-            q.pop().unwrap().id,
+            q.pop().unwrap().id.index(),
             0,
             "the preemptor keeps its place ahead of higher priority"
         );

@@ -12,17 +12,16 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{Hash, Hasher};
 
 use super::decision::{InactiveReason, PendingDetail, PendingReason};
-use super::index::{FlavorId, Names, ResId};
+use super::id::{CohortId, CqId, FlavorId, FrId, Id, IdVec, NodeId, ResId, WlId};
+use super::index::Names;
 use super::labels::{Taint, Toleration};
 use super::model::{
     ClusterQueue, ClusterState, LocalQueue, Millis, MissingSelector, SchedulerConfig, StopPolicy,
     Workload,
 };
 use super::quantity::{Amount, sat_add, sat_mul};
-use super::queue::{CqQueue, QueueKey, WlId};
-use super::tree::{Fr, NodeId, Quota, Tree};
-
-pub type CqId = usize;
+use super::queue::{CqQueue, QueueKey};
+use super::tree::{Quota, Tree};
 
 #[derive(Debug, Clone)]
 pub struct FlavorInfo {
@@ -36,7 +35,7 @@ pub struct GroupInfo {
     pub covered: Vec<ResId>,
     pub flavors: Vec<FlavorId>,
     /// `frs[flavor_index][covered_index]`
-    pub frs: Vec<Vec<Fr>>,
+    pub frs: Vec<Vec<FrId>>,
 }
 
 #[derive(Debug, Clone)]
@@ -74,7 +73,7 @@ pub struct PodSetReq {
 #[derive(Debug, Clone)]
 pub struct Holding {
     pub cq: CqId,
-    pub usage: Vec<(Fr, Amount)>,
+    pub usage: Vec<(FrId, Amount)>,
 }
 
 /// Scan progress over a resource group's flavors (upstream's `LastTriedFlavorIdx`).
@@ -127,7 +126,7 @@ impl WlState {
         self.w.priority
     }
 
-    pub fn uses_any(&self, frs: &[Fr]) -> bool {
+    pub fn uses_any(&self, frs: &[FrId]) -> bool {
         self.holding
             .as_ref()
             .is_some_and(|h| h.usage.iter().any(|(fr, _)| frs.contains(fr)))
@@ -143,20 +142,20 @@ impl WlState {
 pub struct Engine {
     pub(crate) cfg: SchedulerConfig,
     pub(crate) names: Names,
-    pub(crate) flavors: Vec<Option<FlavorInfo>>,
-    pub(crate) cqs: Vec<CqInfo>,
+    pub(crate) flavors: IdVec<FlavorId, Option<FlavorInfo>>,
+    pub(crate) cqs: IdVec<CqId, CqInfo>,
     pub(crate) cq_ids: BTreeMap<String, CqId>,
-    pub(crate) cohorts: Vec<CohortInfo>,
-    pub(crate) cohort_ids: BTreeMap<String, usize>,
+    pub(crate) cohorts: IdVec<CohortId, CohortInfo>,
+    pub(crate) cohort_ids: BTreeMap<String, CohortId>,
     pub(crate) tree: Tree,
-    pub(crate) queues: Vec<CqQueue>,
+    pub(crate) queues: IdVec<CqId, CqQueue>,
     pub(crate) lqs: BTreeMap<(String, String), LocalQueue>,
     pub(crate) namespaces: BTreeMap<String, BTreeMap<String, String>>,
-    pub(crate) wls: Vec<Option<WlState>>,
+    pub(crate) wls: IdVec<WlId, Option<WlState>>,
     pub(crate) wl_ids: BTreeMap<String, WlId>,
     pub(crate) cycle: u64,
     /// ClusterQueue of each tree node (None for cohorts).
-    pub(crate) cq_of_node: Vec<Option<CqId>>,
+    pub(crate) cq_of_node: IdVec<NodeId, Option<CqId>>,
     /// Heads evaluated (nominated) over all cycles: admission attempts.
     pub(crate) attempts: u64,
     /// Whether Pending decisions carry the full flavor assignment (see
@@ -210,19 +209,19 @@ impl Engine {
         let mut engine = Engine {
             cfg: base.config.clone(),
             names,
-            flavors: Vec::new(),
-            cqs: Vec::new(),
+            flavors: IdVec::new(),
+            cqs: IdVec::new(),
             cq_ids: BTreeMap::new(),
-            cohorts: Vec::new(),
+            cohorts: IdVec::new(),
             cohort_ids: BTreeMap::new(),
             tree: Tree::default(),
-            queues: Vec::new(),
+            queues: IdVec::new(),
             lqs: base.local_queues.clone(),
             namespaces: base.namespaces.clone(),
-            wls: Vec::new(),
+            wls: IdVec::new(),
             wl_ids: BTreeMap::new(),
             cycle: 0,
-            cq_of_node: Vec::new(),
+            cq_of_node: IdVec::new(),
             attempts: 0,
             detailed_pending: false,
             epoch: 0,
@@ -237,11 +236,11 @@ impl Engine {
     fn build_tree(&mut self) {
         let base = &self.base;
         let names = &mut self.names;
-        self.flavors = vec![None; names.flavors.len()];
+        self.flavors = IdVec::filled(None, names.flavors.len());
         for (name, f) in &base.flavors {
             let id = names.flavor(name);
-            if self.flavors.len() <= id {
-                self.flavors.resize(id + 1, None);
+            if self.flavors.len() <= id.index() {
+                self.flavors.resize(id.index() + 1, None);
             }
             self.flavors[id] = Some(FlavorInfo {
                 labels: f.node_labels.clone(),
@@ -250,18 +249,18 @@ impl Engine {
             });
         }
         let mut tree = Tree::new(names.frs.len());
-        let mut cohorts: Vec<CohortInfo> = Vec::new();
-        let mut cohort_ids: BTreeMap<String, usize> = BTreeMap::new();
+        let mut cohorts: IdVec<CohortId, CohortInfo> = IdVec::new();
+        let mut cohort_ids: BTreeMap<String, CohortId> = BTreeMap::new();
         let quotas_of = |names: &mut Names, groups: &[super::model::ResourceGroup]| {
-            let mut q = vec![Quota::default(); names.frs.len()];
+            let mut q = IdVec::filled(Quota::default(), names.frs.len());
             for g in groups {
                 for f in &g.flavors {
                     let fid = names.flavor(&f.name);
                     for r in &f.resources {
                         let rid = names.resource(&r.name);
                         let fr = names.fr(fid, rid);
-                        if q.len() <= fr {
-                            q.resize(fr + 1, Quota::default());
+                        if q.len() <= fr.index() {
+                            q.resize(fr.index() + 1, Quota::default());
                         }
                         q[fr] = Quota {
                             nominal: r.nominal,
@@ -290,15 +289,15 @@ impl Engine {
             let mut quota = quota;
             quota.resize(names.frs.len(), Quota::default());
             let node = tree.add_node(false, quota, weight);
-            cohort_ids.insert(name.clone(), cohorts.len());
-            cohorts.push(CohortInfo {
+            let id = cohorts.push(CohortInfo {
                 name: name.clone(),
                 node,
                 in_cycle: false,
             });
+            cohort_ids.insert(name.clone(), id);
         }
         // Parent links, refusing cycles: a cohort whose ancestry loops is cut off and marked.
-        for c in 0..cohorts.len() {
+        for c in cohorts.ids() {
             let mut seen = BTreeSet::new();
             let mut cur = c;
             seen.insert(cur);
@@ -317,7 +316,7 @@ impl Engine {
             }
             cohorts[c].in_cycle = cyclic;
         }
-        for c in 0..cohorts.len() {
+        for c in cohorts.ids() {
             if cohorts[c].in_cycle {
                 continue;
             }
@@ -331,7 +330,7 @@ impl Engine {
             }
         }
         // ClusterQueues.
-        let mut cqs = Vec::new();
+        let mut cqs: IdVec<CqId, CqInfo> = IdVec::new();
         let mut cq_ids = BTreeMap::new();
         for (name, spec) in &base.cluster_queues {
             let mut quota = quotas_of(names, &spec.resource_groups);
@@ -397,8 +396,7 @@ impl Engine {
                 }
             }
             path.reverse();
-            cq_ids.insert(name.clone(), cqs.len());
-            cqs.push(CqInfo {
+            let id = cqs.push(CqInfo {
                 name: name.clone(),
                 node,
                 spec: spec.clone(),
@@ -410,19 +408,15 @@ impl Engine {
                 covers_pods,
                 holding: BTreeSet::new(),
             });
+            cq_ids.insert(name.clone(), id);
         }
-        tree.num_fr = names.frs.len();
-        for n in &mut tree.nodes {
-            n.quota.resize(tree.num_fr, Quota::default());
-            n.subtree_quota.resize(tree.num_fr, 0);
-            n.usage.resize(tree.num_fr, 0);
-        }
+        tree.resize_frs(names.frs.len());
         self.queues = cqs
             .iter()
             .map(|c: &CqInfo| CqQueue::new(c.spec.queueing_strategy))
             .collect();
-        self.cq_of_node = vec![None; tree.nodes.len()];
-        for (id, cq) in cqs.iter().enumerate() {
+        self.cq_of_node = IdVec::filled(None, tree.nodes.len());
+        for (id, cq) in cqs.iter_enumerated() {
             self.cq_of_node[cq.node] = Some(id);
         }
         self.tree = tree;
@@ -434,7 +428,7 @@ impl Engine {
     }
 
     pub(crate) fn recompute_tree(&mut self) {
-        let roots: Vec<NodeId> = (0..self.tree.nodes.len())
+        let roots: Vec<NodeId> = (self.tree.nodes.ids())
             .filter(|&n| self.tree.nodes[n].parent.is_none())
             .collect();
         for r in roots {
@@ -443,20 +437,15 @@ impl Engine {
     }
 
     /// Makes sure every (flavor, resource) is interned and sized in the tree.
-    fn intern_fr(&mut self, flavor: &str, resource: &str) -> Fr {
+    fn intern_fr(&mut self, flavor: &str, resource: &str) -> FrId {
         let fid = self.names.flavor(flavor);
-        if self.flavors.len() <= fid {
-            self.flavors.resize(fid + 1, None);
+        if self.flavors.len() <= fid.index() {
+            self.flavors.resize(fid.index() + 1, None);
         }
         let rid = self.names.resource(resource);
         let fr = self.names.fr(fid, rid);
-        if fr >= self.tree.num_fr {
-            self.tree.num_fr = fr + 1;
-            for n in &mut self.tree.nodes {
-                n.quota.resize(fr + 1, Quota::default());
-                n.subtree_quota.resize(fr + 1, 0);
-                n.usage.resize(fr + 1, 0);
-            }
+        if fr.index() >= self.tree.num_fr {
+            self.tree.resize_frs(fr.index() + 1);
         }
         fr
     }
@@ -484,14 +473,11 @@ impl Engine {
             neg_priority: -i64::from(w.priority),
             time: w.queue_time,
             tiebreak: w.tiebreak,
-            id: 0,
+            id: WlId::FIRST,
         };
         let id = match self.wl_ids.get(&key) {
             Some(&id) => id,
-            None => {
-                self.wls.push(None);
-                self.wls.len() - 1
-            }
+            None => self.wls.push(None),
         };
         self.wl_ids.insert(key.clone(), id);
         let mut st = WlState {
@@ -515,7 +501,7 @@ impl Engine {
                 .filter(|_| !st.w.finished && st.w.active)
             && let Some(&cq) = self.cq_ids.get(&adm.cluster_queue)
         {
-            let mut usage: BTreeMap<Fr, Amount> = BTreeMap::new();
+            let mut usage: BTreeMap<FrId, Amount> = BTreeMap::new();
             for psa in &adm.pod_sets {
                 let reclaimable = st.w.reclaimable.get(&psa.name).copied().unwrap_or(0);
                 for (res, flavor) in &psa.flavors {
@@ -526,7 +512,7 @@ impl Engine {
                     *e = sat_add(*e, v);
                 }
             }
-            let usage: Vec<(Fr, Amount)> = usage.into_iter().collect();
+            let usage: Vec<(FrId, Amount)> = usage.into_iter().collect();
             let node = self.cqs[cq].node;
             for &(fr, v) in &usage {
                 if propagate {

@@ -10,12 +10,8 @@
 //!   to the root, so a change in one ClusterQueue is visible to the whole tree at once.
 //! - All arithmetic saturates (see [`super::quantity`]).
 
+use super::id::{FrId, Id, IdVec, NodeId};
 use super::quantity::{Amount, UNLIMITED, sat_add, sat_sub};
-
-/// Index of a (flavor, resource) pair in the dense per-node vectors.
-pub type Fr = usize;
-/// Index of a node (ClusterQueue or Cohort) in the tree.
-pub type NodeId = usize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Quota {
@@ -30,9 +26,9 @@ pub struct Node {
     pub child_cqs: Vec<NodeId>,
     pub child_cohorts: Vec<NodeId>,
     pub is_cq: bool,
-    pub quota: Vec<Quota>,
-    pub subtree_quota: Vec<Amount>,
-    pub usage: Vec<Amount>,
+    pub quota: IdVec<FrId, Quota>,
+    pub subtree_quota: IdVec<FrId, Amount>,
+    pub usage: IdVec<FrId, Amount>,
     /// Distance to the furthest leaf (a ClusterQueue has 0, a cohort of queues 1).
     pub height: u32,
     pub fair_weight: f64,
@@ -40,19 +36,34 @@ pub struct Node {
 
 #[derive(Debug, Clone, Default)]
 pub struct Tree {
-    pub nodes: Vec<Node>,
+    pub nodes: IdVec<NodeId, Node>,
     pub num_fr: usize,
 }
 
 impl Tree {
     pub fn new(num_fr: usize) -> Self {
         Self {
-            nodes: Vec::new(),
+            nodes: IdVec::new(),
             num_fr,
         }
     }
 
-    pub fn add_node(&mut self, is_cq: bool, quota: Vec<Quota>, fair_weight: f64) -> NodeId {
+    /// Every (flavor, resource) id the nodes are sized for.
+    pub fn frs(&self) -> impl Iterator<Item = FrId> + use<> {
+        (0..self.num_fr).map(FrId::from_index)
+    }
+
+    /// Sizes every node for `num_fr` (flavor, resource) pairs; new pairs have no quota.
+    pub fn resize_frs(&mut self, num_fr: usize) {
+        self.num_fr = num_fr;
+        for n in &mut self.nodes {
+            n.quota.resize(num_fr, Quota::default());
+            n.subtree_quota.resize(num_fr, 0);
+            n.usage.resize(num_fr, 0);
+        }
+    }
+
+    pub fn add_node(&mut self, is_cq: bool, quota: IdVec<FrId, Quota>, fair_weight: f64) -> NodeId {
         debug_assert_eq!(quota.len(), self.num_fr);
         self.nodes.push(Node {
             parent: None,
@@ -60,12 +71,11 @@ impl Tree {
             child_cohorts: Vec::new(),
             is_cq,
             quota,
-            subtree_quota: vec![0; self.num_fr],
-            usage: vec![0; self.num_fr],
+            subtree_quota: IdVec::filled(0, self.num_fr),
+            usage: IdVec::filled(0, self.num_fr),
             height: 0,
             fair_weight,
-        });
-        self.nodes.len() - 1
+        })
     }
 
     pub fn set_parent(&mut self, child: NodeId, parent: NodeId) {
@@ -106,17 +116,16 @@ impl Tree {
         for &c in &children_cqs {
             let node = &mut self.nodes[c];
             node.height = 0;
-            for fr in 0..node.subtree_quota.len() {
-                node.subtree_quota[fr] = node.quota[fr].nominal;
-            }
+            node.subtree_quota = node.quota.iter().map(|q| q.nominal).collect();
         }
-        let mut subtree: Vec<Amount> = self.nodes[root].quota.iter().map(|q| q.nominal).collect();
-        let mut usage = vec![0; self.num_fr];
+        let mut subtree: IdVec<FrId, Amount> =
+            self.nodes[root].quota.iter().map(|q| q.nominal).collect();
+        let mut usage = IdVec::filled(0, self.num_fr);
         if self.nodes[root].is_cq {
             usage.clone_from(&self.nodes[root].usage);
         }
         for c in children_cohorts.iter().chain(children_cqs.iter()) {
-            for fr in 0..self.num_fr {
+            for fr in self.frs() {
                 let lq = self.local_quota(*c, fr);
                 let child = &self.nodes[*c];
                 subtree[fr] = sat_add(subtree[fr], sat_sub(child.subtree_quota[fr], lq));
@@ -130,7 +139,7 @@ impl Tree {
     }
 
     /// Capacity only this subtree sees: held back from the parent by the lending limit.
-    pub fn local_quota(&self, n: NodeId, fr: Fr) -> Amount {
+    pub fn local_quota(&self, n: NodeId, fr: FrId) -> Amount {
         let node = &self.nodes[n];
         match node.quota[fr].lending_limit {
             Some(lending) => sat_sub(node.subtree_quota[fr], lending).max(0),
@@ -138,11 +147,11 @@ impl Tree {
         }
     }
 
-    pub fn local_available(&self, n: NodeId, fr: Fr) -> Amount {
+    pub fn local_available(&self, n: NodeId, fr: FrId) -> Amount {
         sat_sub(self.local_quota(n, fr), self.nodes[n].usage[fr]).max(0)
     }
 
-    fn available_raw(&self, n: NodeId, fr: Fr) -> Amount {
+    fn available_raw(&self, n: NodeId, fr: FrId) -> Amount {
         let node = &self.nodes[n];
         let Some(parent) = node.parent else {
             return sat_sub(node.subtree_quota[fr], node.usage[fr]);
@@ -160,17 +169,17 @@ impl Tree {
     }
 
     /// Like [`Tree::available`] but negative when usage along the path exceeds quota.
-    pub fn available_unclamped(&self, n: NodeId, fr: Fr) -> Amount {
+    pub fn available_unclamped(&self, n: NodeId, fr: FrId) -> Amount {
         self.available_raw(n, fr)
     }
 
     /// What `n` can still take on `fr` without preempting, borrowing included.
-    pub fn available(&self, n: NodeId, fr: Fr) -> Amount {
+    pub fn available(&self, n: NodeId, fr: FrId) -> Amount {
         self.available_raw(n, fr).max(0)
     }
 
     /// The largest request `n` could ever fit on `fr`, with every usage gone.
-    pub fn potential_available(&self, n: NodeId, fr: Fr) -> Amount {
+    pub fn potential_available(&self, n: NodeId, fr: FrId) -> Amount {
         let node = &self.nodes[n];
         let Some(parent) = node.parent else {
             return node.subtree_quota[fr];
@@ -185,7 +194,7 @@ impl Tree {
         avail
     }
 
-    pub fn add_usage(&mut self, n: NodeId, fr: Fr, v: Amount) {
+    pub fn add_usage(&mut self, n: NodeId, fr: FrId, v: Amount) {
         let local_available = self.local_available(n, fr);
         let node = &mut self.nodes[n];
         node.usage[fr] = sat_add(node.usage[fr], v);
@@ -196,7 +205,7 @@ impl Tree {
         }
     }
 
-    pub fn remove_usage(&mut self, n: NodeId, fr: Fr, v: Amount) {
+    pub fn remove_usage(&mut self, n: NodeId, fr: FrId, v: Amount) {
         let stored_in_parent = sat_sub(self.nodes[n].usage[fr], self.local_quota(n, fr));
         let node = &mut self.nodes[n];
         node.usage[fr] = sat_sub(node.usage[fr], v);
@@ -208,29 +217,29 @@ impl Tree {
         }
     }
 
-    pub fn add_usages(&mut self, n: NodeId, usage: &[(Fr, Amount)]) {
+    pub fn add_usages(&mut self, n: NodeId, usage: &[(FrId, Amount)]) {
         for &(fr, v) in usage {
             self.add_usage(n, fr, v);
         }
     }
 
-    pub fn remove_usages(&mut self, n: NodeId, usage: &[(Fr, Amount)]) {
+    pub fn remove_usages(&mut self, n: NodeId, usage: &[(FrId, Amount)]) {
         for &(fr, v) in usage {
             self.remove_usage(n, fr, v);
         }
     }
 
     /// Would `n` be over its (subtree) quota on `fr` with `v` more?
-    pub fn borrowing_with(&self, n: NodeId, fr: Fr, v: Amount) -> bool {
+    pub fn borrowing_with(&self, n: NodeId, fr: FrId, v: Amount) -> bool {
         let node = &self.nodes[n];
         node.subtree_quota[fr] < sat_add(node.usage[fr], v)
     }
 
-    pub fn borrowing(&self, n: NodeId, fr: Fr) -> bool {
+    pub fn borrowing(&self, n: NodeId, fr: FrId) -> bool {
         self.borrowing_with(n, fr, 0)
     }
 
-    pub fn within_nominal_in(&self, n: NodeId, frs: &[Fr]) -> bool {
+    pub fn within_nominal_in(&self, n: NodeId, frs: &[FrId]) -> bool {
         frs.iter().all(|&fr| !self.borrowing(n, fr))
     }
 
@@ -238,7 +247,7 @@ impl Tree {
     /// parent), else the height of the lowest ancestor whose quota holds the remainder
     /// (the root's height when none does). The flag is true when that ancestor is below the
     /// root, which upstream calls a hierarchical-reclaim path.
-    pub fn lowest_subtree_that_fits(&self, cq: NodeId, fr: Fr, val: Amount) -> (u32, bool) {
+    pub fn lowest_subtree_that_fits(&self, cq: NodeId, fr: FrId, val: Amount) -> (u32, bool) {
         let has_parent = self.nodes[cq].parent.is_some();
         if !self.borrowing_with(cq, fr, val) || !has_parent {
             return (0, has_parent);
@@ -255,7 +264,11 @@ impl Tree {
 
     /// Whether `requests` fit in `n`'s quota with its current usage, and what remains to be
     /// found higher up after `n`'s held-back capacity.
-    pub fn fits_in_quota(&self, n: NodeId, requests: &[(Fr, Amount)]) -> (bool, Vec<(Fr, Amount)>) {
+    pub fn fits_in_quota(
+        &self,
+        n: NodeId,
+        requests: &[(FrId, Amount)],
+    ) -> (bool, Vec<(FrId, Amount)>) {
         let mut fits = true;
         let mut remaining = Vec::with_capacity(requests.len());
         let node = &self.nodes[n];
@@ -286,12 +299,22 @@ pub fn is_unlimited(a: Amount) -> bool {
 mod tests {
     use super::*;
 
-    fn q(nominal: Amount, borrowing: Option<Amount>, lending: Option<Amount>) -> Vec<Quota> {
-        vec![Quota {
-            nominal,
-            borrowing_limit: borrowing,
-            lending_limit: lending,
-        }]
+    /// The one (flavor, resource) of these trees.
+    const FR: FrId = FrId::FIRST;
+
+    fn q(
+        nominal: Amount,
+        borrowing: Option<Amount>,
+        lending: Option<Amount>,
+    ) -> IdVec<FrId, Quota> {
+        IdVec::filled(
+            Quota {
+                nominal,
+                borrowing_limit: borrowing,
+                lending_limit: lending,
+            },
+            1,
+        )
     }
 
     /// The digest's worked example: A nominal 10, B nominal 6 lending 2, A uses 11.
@@ -304,16 +327,16 @@ mod tests {
         t.set_parent(a, cohort);
         t.set_parent(b, cohort);
         t.recompute_from(cohort);
-        assert_eq!(t.nodes[cohort].subtree_quota[0], 12);
-        assert_eq!(t.local_quota(b, 0), 4);
-        t.add_usage(a, 0, 11);
-        assert_eq!(t.nodes[cohort].usage[0], 11);
-        assert_eq!(t.available(a, 0), 1);
-        assert_eq!(t.potential_available(a, 0), 12);
-        assert_eq!(t.available(b, 0), 5);
-        assert_eq!(t.potential_available(b, 0), 16);
-        t.remove_usage(a, 0, 11);
-        assert_eq!(t.nodes[cohort].usage[0], 0);
+        assert_eq!(t.nodes[cohort].subtree_quota[FR], 12);
+        assert_eq!(t.local_quota(b, FR), 4);
+        t.add_usage(a, FR, 11);
+        assert_eq!(t.nodes[cohort].usage[FR], 11);
+        assert_eq!(t.available(a, FR), 1);
+        assert_eq!(t.potential_available(a, FR), 12);
+        assert_eq!(t.available(b, FR), 5);
+        assert_eq!(t.potential_available(b, FR), 16);
+        t.remove_usage(a, FR, 11);
+        assert_eq!(t.nodes[cohort].usage[FR], 0);
     }
 
     #[test]
@@ -325,13 +348,13 @@ mod tests {
         t.set_parent(a, cohort);
         t.set_parent(b, cohort);
         t.recompute_from(cohort);
-        assert_eq!(t.available(a, 0), 6);
-        assert_eq!(t.potential_available(a, 0), 6);
-        assert_eq!(t.available(b, 0), 8);
-        t.add_usage(b, 0, 3);
-        assert_eq!(t.available(a, 0), 5, "only 5 left in the cohort");
-        assert_eq!(t.lowest_subtree_that_fits(a, 0, 5), (1, false));
-        assert_eq!(t.lowest_subtree_that_fits(a, 0, 4), (0, true));
+        assert_eq!(t.available(a, FR), 6);
+        assert_eq!(t.potential_available(a, FR), 6);
+        assert_eq!(t.available(b, FR), 8);
+        t.add_usage(b, FR, 3);
+        assert_eq!(t.available(a, FR), 5, "only 5 left in the cohort");
+        assert_eq!(t.lowest_subtree_that_fits(a, FR, 5), (1, false));
+        assert_eq!(t.lowest_subtree_that_fits(a, FR, 4), (0, true));
     }
 
     #[test]
@@ -341,12 +364,12 @@ mod tests {
         let b = t.add_node(true, q(6, None, Some(2)), 1.0);
         t.set_parent(b, cohort);
         t.recompute_from(cohort);
-        t.add_usage(b, 0, 3);
-        assert_eq!(t.nodes[cohort].usage[0], 0);
-        t.add_usage(b, 0, 3);
-        assert_eq!(t.nodes[cohort].usage[0], 2);
-        t.remove_usage(b, 0, 4);
-        assert_eq!(t.nodes[cohort].usage[0], 0);
-        assert_eq!(t.nodes[b].usage[0], 2);
+        t.add_usage(b, FR, 3);
+        assert_eq!(t.nodes[cohort].usage[FR], 0);
+        t.add_usage(b, FR, 3);
+        assert_eq!(t.nodes[cohort].usage[FR], 2);
+        t.remove_usage(b, FR, 4);
+        assert_eq!(t.nodes[cohort].usage[FR], 0);
+        assert_eq!(t.nodes[b].usage[FR], 2);
     }
 }

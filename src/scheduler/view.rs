@@ -1,20 +1,19 @@
 //! A read-only view of the engine for one scheduling step, so flavor assignment and
 //! preemption can read workloads and ClusterQueues while mutating the quota tree.
 
+use super::id::{CqId, FlavorId, IdVec, NodeId, WlId};
 use super::index::Names;
 use super::model::{Millis, PreemptionPolicy, SchedulerConfig};
-use super::queue::WlId;
-use super::state::{CqId, CqInfo, FlavorInfo, WlState};
-use super::tree::NodeId;
+use super::state::{CqInfo, FlavorInfo, WlState};
 
 pub(crate) struct View<'a> {
     pub cfg: &'a SchedulerConfig,
     pub names: &'a Names,
-    pub flavors: &'a [Option<FlavorInfo>],
-    pub cqs: &'a [CqInfo],
-    pub wls: &'a [Option<WlState>],
+    pub flavors: &'a IdVec<FlavorId, Option<FlavorInfo>>,
+    pub cqs: &'a IdVec<CqId, CqInfo>,
+    pub wls: &'a IdVec<WlId, Option<WlState>>,
     /// ClusterQueue of each tree node (None for cohorts).
-    pub cq_of_node: &'a [Option<CqId>],
+    pub cq_of_node: &'a IdVec<NodeId, Option<CqId>>,
     pub now: Millis,
 }
 

@@ -157,7 +157,7 @@ impl Engine {
             return vec![];
         };
         let me = self.wl(id);
-        let frs: Vec<super::tree::Fr> = needed
+        let frs: Vec<super::id::FrId> = needed
             .iter()
             .filter_map(|(f, r)| {
                 self.names
