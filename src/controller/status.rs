@@ -285,7 +285,7 @@ mod tests {
             pod_sets: vec![model::PodSetAdmission {
                 name: "main".into(),
                 flavors: BTreeMap::from([("nvidia.com/gpu".to_string(), "gpu-a100".to_string())]),
-                resource_usage: BTreeMap::from([("nvidia.com/gpu".to_string(), 2)]),
+                resource_usage: BTreeMap::from([("nvidia.com/gpu".to_string(), 2.into())]),
                 count: 1,
             }],
         }
@@ -365,7 +365,7 @@ mod tests {
             pod_sets: vec![model::PodSet {
                 name: "main".into(),
                 count: 2,
-                per_pod: BTreeMap::from([("cpu".into(), 500)]),
+                per_pod: BTreeMap::from([("cpu".into(), 500.into())]),
                 ..Default::default()
             }],
             ..Default::default()

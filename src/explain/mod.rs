@@ -16,7 +16,7 @@ use crate::scheduler::Engine;
 use crate::scheduler::decision::{
     Assignment, FitMode, FlavorOutcome, PendingDetail, PreemptionGate,
 };
-use crate::scheduler::quantity::format_amount;
+use crate::scheduler::quantity::{Amount, format_amount};
 use crate::scheduler::whatif::Evaluation;
 use crate::simulate::materialize_jobs;
 
@@ -540,7 +540,7 @@ fn queue_info(engine: &Engine, key: &str, cq: Option<&str>) -> Option<QueueInfo>
             let mut requests = std::collections::BTreeMap::new();
             for ps in &w.pod_sets {
                 for (r, v) in &ps.per_pod {
-                    *requests.entry(r.clone()).or_insert(0i64) +=
+                    *requests.entry(r.clone()).or_insert(Amount::ZERO) +=
                         v.saturating_mul(i64::from(ps.count));
                 }
             }
@@ -637,7 +637,7 @@ fn evaluation_info(ev: &Evaluation, holding: Option<&str>) -> EvaluationInfo {
                             .iter()
                             .map(|c| {
                                 let r = &c.resource;
-                                let unused = (c.nominal - c.cq_usage).max(0);
+                                let unused = (c.nominal - c.cq_usage).max(Amount::ZERO);
                                 ResourceInfo {
                                     resource: r.clone(),
                                     requested: format_amount(r, c.total()),
@@ -648,7 +648,7 @@ fn evaluation_info(ev: &Evaluation, holding: Option<&str>) -> EvaluationInfo {
                                     unused_nominal: format_amount(r, unused.min(c.available)),
                                     borrowable_from_cohort: format_amount(
                                         r,
-                                        (c.available - unused).max(0),
+                                        (c.available - unused).max(Amount::ZERO),
                                     ),
                                     available: format_amount(r, c.available),
                                     maximum: format_amount(r, c.potential_available),

@@ -7,7 +7,7 @@ use std::fmt::Write;
 
 use crate::scheduler::Engine;
 use crate::scheduler::decision::{Decision, PendingDetail};
-use crate::scheduler::quantity::format_amount;
+use crate::scheduler::quantity::{Amount, format_amount};
 use crate::simulate::Simulation;
 use crate::simulate::result::History;
 
@@ -90,7 +90,7 @@ fn flavors_of(engine: &Engine, key: &str) -> String {
     let mut parts: Vec<String> = Vec::new();
     for ps in &adm.pod_sets {
         for (r, f) in &ps.flavors {
-            let v = ps.resource_usage.get(r).copied().unwrap_or(0);
+            let v = ps.resource_usage.get(r).copied().unwrap_or_default();
             let item = format!("{r}={} on {f}", format_amount(r, v));
             if !parts.contains(&item) {
                 parts.push(item);
@@ -164,7 +164,7 @@ pub fn render(
     }
     headers.extend(["BEFORE", "AFTER", "", "BORROWED"]);
     let mut t = table(&headers, no_headers, color);
-    let before: BTreeMap<(String, String, String), i64> = sim
+    let before: BTreeMap<(String, String, String), Amount> = sim
         .before
         .cluster_queues()
         .into_iter()
@@ -180,16 +180,16 @@ pub fn render(
             let b = before
                 .get(&(cq.name.clone(), u.flavor.clone(), u.resource.clone()))
                 .copied()
-                .unwrap_or(0);
+                .unwrap_or_default();
             if !wide && b == 0 && u.reserved == 0 {
                 hidden += 1;
                 continue;
             }
             let r = &u.resource;
             let cap = u.nominal.saturating_add(if cq.cohort.is_some() {
-                u.borrowing_limit.unwrap_or(0)
+                u.borrowing_limit.unwrap_or_default()
             } else {
-                0
+                Amount::ZERO
             });
             let mut row = vec![
                 paint.plain(&cq.name),
@@ -214,7 +214,7 @@ pub fn render(
             } else {
                 paint.plain(after)
             });
-            row.push(paint.plain(bar(u.reserved, cap.max(u.reserved), 10)));
+            row.push(paint.plain(bar(u.reserved.get(), cap.max(u.reserved).get(), 10)));
             row.push(if u.borrowed > 0 {
                 paint.warn(format_amount(r, u.borrowed))
             } else {

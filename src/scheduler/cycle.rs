@@ -359,12 +359,12 @@ impl Engine {
                 let r = if assigned.borrowing > 0 {
                     match q.borrowing_limit {
                         None => v,
-                        Some(bl) => v.min(q.nominal.saturating_add(bl).saturating_sub(used)),
+                        Some(bl) => v.min(q.nominal + bl - used),
                     }
                 } else {
-                    v.min(q.nominal.saturating_sub(used))
+                    v.min(q.nominal - used)
                 };
-                (fr, r.max(0))
+                (fr, r.max(Amount::ZERO))
             })
             .collect()
     }

@@ -152,11 +152,11 @@ pub struct ResourceCheck {
 
 impl ResourceCheck {
     pub fn total(&self) -> Amount {
-        self.previously_assigned.saturating_add(self.requested)
+        self.previously_assigned + self.requested
     }
 
     pub fn short_by(&self) -> Amount {
-        (self.total() - self.available).max(0)
+        (self.total() - self.available).max(Amount::ZERO)
     }
 }
 

@@ -15,7 +15,7 @@ use super::model::{FairSharingStrategy, PreemptionPolicy};
 use super::preemption::{
     Request, Victim, add_back, candidate_order, fill_back_victims, remove_from_tree, workload_fits,
 };
-use super::quantity::{Amount, sat_add, sat_sub};
+use super::quantity::Amount;
 use super::tree::Tree;
 use super::view::View;
 
@@ -101,12 +101,11 @@ pub(crate) fn drs(
     for fr in tree.frs() {
         let req = request
             .and_then(|r| r.iter().find(|(f, _)| *f == fr))
-            .map_or(0, |(_, v)| *v);
-        let amount = sat_sub(sat_add(req, n.usage[fr]), n.subtree_quota[fr]);
+            .map_or(Amount::ZERO, |(_, v)| *v);
+        let amount = req + n.usage[fr] - n.subtree_quota[fr];
         if amount > 0 {
             let res = view.names.frs[fr].resource;
-            let e = borrowed.entry(res).or_insert(0);
-            *e = sat_add(*e, amount);
+            *borrowed.entry(res).or_default() += amount;
             out.borrowed_frs.push(fr);
         }
     }
@@ -121,15 +120,14 @@ pub(crate) fn drs(
             continue;
         }
         let res = view.names.frs[fr].resource;
-        let e = lendable.entry(res).or_insert(0);
-        *e = sat_add(*e, tree.potential_available(parent, fr));
+        *lendable.entry(res).or_default() += tree.potential_available(parent, fr);
     }
     let mut dominant: Option<&str> = None;
     for (res, b) in borrowed {
         let Some(&l) = lendable.get(&res).filter(|l| **l > 0) else {
             continue;
         };
-        let ratio = b as f64 * 1000.0 / l as f64;
+        let ratio = b.get() as f64 * 1000.0 / l.get() as f64;
         let name = view.names.resources[res].as_str();
         if ratio > out.ratio || (ratio == out.ratio && dominant.is_some_and(|d| name < d)) {
             out.ratio = ratio;

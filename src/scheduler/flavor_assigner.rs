@@ -13,7 +13,7 @@ use super::id::{CqId, FlavorId, FrId, ResId, WlId};
 use super::labels::{Toleration, first_untolerated, pod_matches_flavor_labels};
 use super::model::{FungibilityPreference, QuotaCheckStrategy, WhenCanBorrow, WhenCanPreempt};
 use super::preemption;
-use super::quantity::{Amount, format_amount, sat_add, sat_mul};
+use super::quantity::{Amount, format_amount};
 use super::state::LastState;
 use super::tree::Tree;
 use super::view::View;
@@ -176,7 +176,7 @@ impl Assigned {
                             .requests
                             .iter()
                             .find(|(r, _)| *r == c.res)
-                            .map_or(0, |(_, v)| *v);
+                            .map_or(Amount::ZERO, |(_, v)| *v);
                         (names.resources[c.res].clone(), v)
                     })
                     .collect();
@@ -295,12 +295,13 @@ impl Assigner<'_, '_> {
             let mut requests: Vec<(ResId, Amount)> = ps
                 .per_pod
                 .iter()
-                .map(|&(r, v)| (r, sat_mul(v, i64::from(count))))
+                .map(|&(r, v)| (r, v * i64::from(count)))
                 .collect();
             if let Some(pods) = cq.covers_pods {
+                let pod_count = Amount::new(i64::from(count));
                 match requests.iter_mut().find(|(r, _)| *r == pods) {
-                    Some(e) => e.1 = i64::from(count),
-                    None => requests.push((pods, i64::from(count))),
+                    Some(e) => e.1 = pod_count,
+                    None => requests.push((pods, pod_count)),
                 }
             }
             requests.sort_by(|a, b| view.names.resources[a.0].cmp(&view.names.resources[b.0]));
@@ -361,9 +362,8 @@ impl Assigner<'_, '_> {
                         .requests
                         .iter()
                         .find(|(r, _)| *r == c.res)
-                        .map_or(0, |(_, v)| *v);
-                    let e = usage.entry(fr).or_insert(0);
-                    *e = sat_add(*e, v);
+                        .map_or(Amount::ZERO, |(_, v)| *v);
+                    *usage.entry(fr).or_default() += v;
                 }
                 tried.push((c.res, c.tried));
             }
@@ -442,8 +442,13 @@ impl Assigner<'_, '_> {
                     .position(|&r| r == res)
                     .expect("covered resource");
                 let fr = group.frs[idx][ci];
-                let check =
-                    self.fits_quota(tree, fr, res, assigned.get(&fr).copied().unwrap_or(0), val);
+                let check = self.fits_quota(
+                    tree,
+                    fr,
+                    res,
+                    assigned.get(&fr).copied().unwrap_or_default(),
+                    val,
+                );
                 let mode = (check.0.mode, check.0.borrow_level);
                 if let Some(msg) = check.1 {
                     reasons.push(msg);
@@ -552,7 +557,7 @@ impl Assigner<'_, '_> {
         let quota = tree.nodes[node].quota[fr];
         let available = tree.available(node, fr);
         let potential = tree.potential_available(node, fr);
-        let val = sat_add(previously, request);
+        let val = previously + request;
         let resource = view.names.resources[res].clone();
         let flavor = view.names.fr_flavor(fr).to_string();
         let mut check = ResourceCheck {

@@ -69,9 +69,9 @@ impl Engine {
                                 reserved,
                                 admitted,
                                 borrowed: if cq.spec.cohort.is_some() {
-                                    (reserved - q.nominal).max(0)
+                                    (reserved - q.nominal).max(Amount::ZERO)
                                 } else {
-                                    0
+                                    Amount::ZERO
                                 },
                                 available: self.tree.available(cq.node, fr),
                             });

@@ -19,7 +19,7 @@ use super::model::{
     ClusterQueue, ClusterState, LocalQueue, Millis, MissingSelector, SchedulerConfig, StopPolicy,
     Workload,
 };
-use super::quantity::{Amount, sat_add, sat_mul};
+use super::quantity::Amount;
 use super::queue::{CqQueue, QueueKey};
 use super::tree::{Quota, Tree};
 
@@ -505,11 +505,10 @@ impl Engine {
             for psa in &adm.pod_sets {
                 let reclaimable = st.w.reclaimable.get(&psa.name).copied().unwrap_or(0);
                 for (res, flavor) in &psa.flavors {
-                    let total = psa.resource_usage.get(res).copied().unwrap_or(0);
+                    let total = psa.resource_usage.get(res).copied().unwrap_or_default();
                     let v = scale_usage(total, psa.count, reclaimable);
                     let fr = self.intern_fr(flavor, res);
-                    let e = usage.entry(fr).or_insert(0);
-                    *e = sat_add(*e, v);
+                    *usage.entry(fr).or_default() += v;
                 }
             }
             let usage: Vec<(FrId, Amount)> = usage.into_iter().collect();
@@ -518,7 +517,7 @@ impl Engine {
                 if propagate {
                     self.tree.add_usage(node, fr, v);
                 } else {
-                    self.tree.nodes[node].usage[fr] = sat_add(self.tree.nodes[node].usage[fr], v);
+                    self.tree.nodes[node].usage[fr] += v;
                 }
             }
             self.cqs[cq].holding.insert(id);
@@ -671,7 +670,7 @@ fn scale_usage(total: Amount, count: i32, reclaimable: i32) -> Amount {
         return total;
     }
     let remaining = (count - reclaimable).max(0);
-    sat_mul(total / i64::from(count), i64::from(remaining))
+    total / i64::from(count) * i64::from(remaining)
 }
 
 /// Workloads with the same hash can be parked together: same priority and same podSets

@@ -11,7 +11,7 @@
 //! - All arithmetic saturates (see [`super::quantity`]).
 
 use super::id::{FrId, Id, IdVec, NodeId};
-use super::quantity::{Amount, UNLIMITED, sat_add, sat_sub};
+use super::quantity::Amount;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Quota {
@@ -58,8 +58,8 @@ impl Tree {
         self.num_fr = num_fr;
         for n in &mut self.nodes {
             n.quota.resize(num_fr, Quota::default());
-            n.subtree_quota.resize(num_fr, 0);
-            n.usage.resize(num_fr, 0);
+            n.subtree_quota.resize(num_fr, Amount::ZERO);
+            n.usage.resize(num_fr, Amount::ZERO);
         }
     }
 
@@ -71,8 +71,8 @@ impl Tree {
             child_cohorts: Vec::new(),
             is_cq,
             quota,
-            subtree_quota: IdVec::filled(0, self.num_fr),
-            usage: IdVec::filled(0, self.num_fr),
+            subtree_quota: IdVec::filled(Amount::ZERO, self.num_fr),
+            usage: IdVec::filled(Amount::ZERO, self.num_fr),
             height: 0,
             fair_weight,
         })
@@ -120,7 +120,7 @@ impl Tree {
         }
         let mut subtree: IdVec<FrId, Amount> =
             self.nodes[root].quota.iter().map(|q| q.nominal).collect();
-        let mut usage = IdVec::filled(0, self.num_fr);
+        let mut usage = IdVec::filled(Amount::ZERO, self.num_fr);
         if self.nodes[root].is_cq {
             usage.clone_from(&self.nodes[root].usage);
         }
@@ -128,8 +128,8 @@ impl Tree {
             for fr in self.frs() {
                 let lq = self.local_quota(*c, fr);
                 let child = &self.nodes[*c];
-                subtree[fr] = sat_add(subtree[fr], sat_sub(child.subtree_quota[fr], lq));
-                usage[fr] = sat_add(usage[fr], sat_sub(child.usage[fr], lq).max(0));
+                subtree[fr] += child.subtree_quota[fr] - lq;
+                usage[fr] += (child.usage[fr] - lq).max(Amount::ZERO);
             }
         }
         let node = &mut self.nodes[root];
@@ -142,30 +142,29 @@ impl Tree {
     pub fn local_quota(&self, n: NodeId, fr: FrId) -> Amount {
         let node = &self.nodes[n];
         match node.quota[fr].lending_limit {
-            Some(lending) => sat_sub(node.subtree_quota[fr], lending).max(0),
-            None => 0,
+            Some(lending) => (node.subtree_quota[fr] - lending).max(Amount::ZERO),
+            None => Amount::ZERO,
         }
     }
 
     pub fn local_available(&self, n: NodeId, fr: FrId) -> Amount {
-        sat_sub(self.local_quota(n, fr), self.nodes[n].usage[fr]).max(0)
+        (self.local_quota(n, fr) - self.nodes[n].usage[fr]).max(Amount::ZERO)
     }
 
     fn available_raw(&self, n: NodeId, fr: FrId) -> Amount {
         let node = &self.nodes[n];
         let Some(parent) = node.parent else {
-            return sat_sub(node.subtree_quota[fr], node.usage[fr]);
+            return node.subtree_quota[fr] - node.usage[fr];
         };
         let mut parent_available = self.available_raw(parent, fr);
         if let Some(borrowing) = node.quota[fr].borrowing_limit {
             let lq = self.local_quota(n, fr);
-            let stored_in_parent = sat_sub(node.subtree_quota[fr], lq);
-            let used_in_parent = sat_sub(node.usage[fr], lq).max(0);
-            let with_max_from_parent =
-                sat_add(sat_sub(stored_in_parent, used_in_parent), borrowing);
+            let stored_in_parent = node.subtree_quota[fr] - lq;
+            let used_in_parent = (node.usage[fr] - lq).max(Amount::ZERO);
+            let with_max_from_parent = stored_in_parent - used_in_parent + borrowing;
             parent_available = parent_available.min(with_max_from_parent);
         }
-        sat_add(self.local_available(n, fr), parent_available)
+        self.local_available(n, fr) + parent_available
     }
 
     /// Like [`Tree::available`] but negative when usage along the path exceeds quota.
@@ -175,7 +174,7 @@ impl Tree {
 
     /// What `n` can still take on `fr` without preempting, borrowing included.
     pub fn available(&self, n: NodeId, fr: FrId) -> Amount {
-        self.available_raw(n, fr).max(0)
+        self.available_raw(n, fr).max(Amount::ZERO)
     }
 
     /// The largest request `n` could ever fit on `fr`, with every usage gone.
@@ -184,12 +183,9 @@ impl Tree {
         let Some(parent) = node.parent else {
             return node.subtree_quota[fr];
         };
-        let mut avail = sat_add(
-            self.local_quota(n, fr),
-            self.potential_available(parent, fr),
-        );
+        let mut avail = self.local_quota(n, fr) + self.potential_available(parent, fr);
         if let Some(borrowing) = node.quota[fr].borrowing_limit {
-            avail = avail.min(sat_add(node.subtree_quota[fr], borrowing));
+            avail = avail.min(node.subtree_quota[fr] + borrowing);
         }
         avail
     }
@@ -197,18 +193,18 @@ impl Tree {
     pub fn add_usage(&mut self, n: NodeId, fr: FrId, v: Amount) {
         let local_available = self.local_available(n, fr);
         let node = &mut self.nodes[n];
-        node.usage[fr] = sat_add(node.usage[fr], v);
+        node.usage[fr] += v;
         if let Some(parent) = node.parent
             && v > local_available
         {
-            self.add_usage(parent, fr, sat_sub(v, local_available));
+            self.add_usage(parent, fr, v - local_available);
         }
     }
 
     pub fn remove_usage(&mut self, n: NodeId, fr: FrId, v: Amount) {
-        let stored_in_parent = sat_sub(self.nodes[n].usage[fr], self.local_quota(n, fr));
+        let stored_in_parent = self.nodes[n].usage[fr] - self.local_quota(n, fr);
         let node = &mut self.nodes[n];
-        node.usage[fr] = sat_sub(node.usage[fr], v);
+        node.usage[fr] -= v;
         if stored_in_parent <= 0 {
             return;
         }
@@ -232,11 +228,11 @@ impl Tree {
     /// Would `n` be over its (subtree) quota on `fr` with `v` more?
     pub fn borrowing_with(&self, n: NodeId, fr: FrId, v: Amount) -> bool {
         let node = &self.nodes[n];
-        node.subtree_quota[fr] < sat_add(node.usage[fr], v)
+        node.subtree_quota[fr] < node.usage[fr] + v
     }
 
     pub fn borrowing(&self, n: NodeId, fr: FrId) -> bool {
-        self.borrowing_with(n, fr, 0)
+        self.borrowing_with(n, fr, Amount::ZERO)
     }
 
     pub fn within_nominal_in(&self, n: NodeId, frs: &[FrId]) -> bool {
@@ -252,12 +248,12 @@ impl Tree {
         if !self.borrowing_with(cq, fr, val) || !has_parent {
             return (0, has_parent);
         }
-        let mut remaining = sat_sub(val, self.local_available(cq, fr));
+        let mut remaining = val - self.local_available(cq, fr);
         for a in self.ancestors(cq) {
             if !self.borrowing_with(a, fr, remaining) {
                 return (self.nodes[a].height, self.nodes[a].parent.is_some());
             }
-            remaining = sat_sub(remaining, self.local_available(a, fr));
+            remaining -= self.local_available(a, fr);
         }
         (self.nodes[self.root(cq)].height, false)
     }
@@ -273,10 +269,10 @@ impl Tree {
         let mut remaining = Vec::with_capacity(requests.len());
         let node = &self.nodes[n];
         for &(fr, v) in requests {
-            if node.subtree_quota[fr] < sat_add(node.usage[fr], v) {
+            if node.subtree_quota[fr] < node.usage[fr] + v {
                 fits = false;
             }
-            remaining.push((fr, sat_sub(v, self.local_available(n, fr)).max(0)));
+            remaining.push((fr, (v - self.local_available(n, fr)).max(Amount::ZERO)));
         }
         (fits, remaining)
     }
@@ -290,11 +286,6 @@ impl Tree {
     }
 }
 
-/// Convenience for callers that treat unlimited specially.
-pub fn is_unlimited(a: Amount) -> bool {
-    a == UNLIMITED
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -302,16 +293,12 @@ mod tests {
     /// The one (flavor, resource) of these trees.
     const FR: FrId = FrId::FIRST;
 
-    fn q(
-        nominal: Amount,
-        borrowing: Option<Amount>,
-        lending: Option<Amount>,
-    ) -> IdVec<FrId, Quota> {
+    fn q(nominal: i64, borrowing: Option<i64>, lending: Option<i64>) -> IdVec<FrId, Quota> {
         IdVec::filled(
             Quota {
-                nominal,
-                borrowing_limit: borrowing,
-                lending_limit: lending,
+                nominal: Amount::new(nominal),
+                borrowing_limit: borrowing.map(Amount::new),
+                lending_limit: lending.map(Amount::new),
             },
             1,
         )
@@ -329,13 +316,13 @@ mod tests {
         t.recompute_from(cohort);
         assert_eq!(t.nodes[cohort].subtree_quota[FR], 12);
         assert_eq!(t.local_quota(b, FR), 4);
-        t.add_usage(a, FR, 11);
+        t.add_usage(a, FR, Amount::new(11));
         assert_eq!(t.nodes[cohort].usage[FR], 11);
         assert_eq!(t.available(a, FR), 1);
         assert_eq!(t.potential_available(a, FR), 12);
         assert_eq!(t.available(b, FR), 5);
         assert_eq!(t.potential_available(b, FR), 16);
-        t.remove_usage(a, FR, 11);
+        t.remove_usage(a, FR, Amount::new(11));
         assert_eq!(t.nodes[cohort].usage[FR], 0);
     }
 
@@ -351,10 +338,13 @@ mod tests {
         assert_eq!(t.available(a, FR), 6);
         assert_eq!(t.potential_available(a, FR), 6);
         assert_eq!(t.available(b, FR), 8);
-        t.add_usage(b, FR, 3);
+        t.add_usage(b, FR, Amount::new(3));
         assert_eq!(t.available(a, FR), 5, "only 5 left in the cohort");
-        assert_eq!(t.lowest_subtree_that_fits(a, FR, 5), (1, false));
-        assert_eq!(t.lowest_subtree_that_fits(a, FR, 4), (0, true));
+        assert_eq!(
+            t.lowest_subtree_that_fits(a, FR, Amount::new(5)),
+            (1, false)
+        );
+        assert_eq!(t.lowest_subtree_that_fits(a, FR, Amount::new(4)), (0, true));
     }
 
     #[test]
@@ -364,11 +354,11 @@ mod tests {
         let b = t.add_node(true, q(6, None, Some(2)), 1.0);
         t.set_parent(b, cohort);
         t.recompute_from(cohort);
-        t.add_usage(b, FR, 3);
+        t.add_usage(b, FR, Amount::new(3));
         assert_eq!(t.nodes[cohort].usage[FR], 0);
-        t.add_usage(b, FR, 3);
+        t.add_usage(b, FR, Amount::new(3));
         assert_eq!(t.nodes[cohort].usage[FR], 2);
-        t.remove_usage(b, FR, 4);
+        t.remove_usage(b, FR, Amount::new(4));
         assert_eq!(t.nodes[cohort].usage[FR], 0);
         assert_eq!(t.nodes[b].usage[FR], 2);
     }

@@ -15,7 +15,7 @@ use crate::manifests::convert::time_from_millis;
 use crate::manifests::{Converted, Inventory};
 use crate::scheduler::decision::{Decision, PreemptionReason};
 use crate::scheduler::model::Millis;
-use crate::scheduler::quantity::format_amount;
+use crate::scheduler::quantity::{Amount, format_amount};
 use crate::scheduler::{Engine, PendingReason};
 
 /// upstream's `apimeta.SetStatusCondition`: the transition time moves only when the status
@@ -101,7 +101,7 @@ pub fn admission_to_api(adm: &crate::scheduler::model::Admission) -> api::Admiss
 }
 
 /// An amount of `resource` as a Kubernetes quantity, formatted as upstream formats it.
-pub fn quantity(resource: &str, v: i64) -> Quantity {
+pub fn quantity(resource: &str, v: Amount) -> Quantity {
     Quantity(format_amount(resource, v))
 }
 
@@ -283,9 +283,9 @@ fn flavor_usage(
         };
         // upstream: max(0, total - nominal), forced to 0 without a cohort.
         let borrowed = if with_borrowed {
-            (total - u.nominal).max(0)
+            (total - u.nominal).max(Amount::ZERO)
         } else {
-            0
+            Amount::ZERO
         };
         let r = api::ResourceUsage {
             name: u.resource.clone(),
@@ -358,8 +358,8 @@ pub fn local_queue_with_status(lq: &LocalQueue, engine: &Engine, now: Millis) ->
     let name = lq.metadata.name.clone().unwrap_or_default();
     let mut st = out.status.clone().unwrap_or_default();
     let (mut pending, mut reserving, mut admitted) = (0, 0, 0);
-    let mut reserved: BTreeMap<(String, String), i64> = BTreeMap::new();
-    let mut used: BTreeMap<(String, String), i64> = BTreeMap::new();
+    let mut reserved: BTreeMap<(String, String), Amount> = BTreeMap::new();
+    let mut used: BTreeMap<(String, String), Amount> = BTreeMap::new();
     for w in engine
         .workloads()
         .filter(|w| w.namespace == ns && w.queue_name == name && !w.finished)
@@ -372,7 +372,7 @@ pub fn local_queue_with_status(lq: &LocalQueue, engine: &Engine, now: Millis) ->
                 }
                 for ps in &adm.pod_sets {
                     for (r, f) in &ps.flavors {
-                        let v = ps.resource_usage.get(r).copied().unwrap_or(0);
+                        let v = ps.resource_usage.get(r).copied().unwrap_or_default();
                         *reserved.entry((f.clone(), r.clone())).or_default() += v;
                         if w.admitted {
                             *used.entry((f.clone(), r.clone())).or_default() += v;
@@ -384,7 +384,7 @@ pub fn local_queue_with_status(lq: &LocalQueue, engine: &Engine, now: Millis) ->
             _ => {}
         }
     }
-    let to_usage = |m: &BTreeMap<(String, String), i64>| {
+    let to_usage = |m: &BTreeMap<(String, String), Amount>| {
         let mut out: Vec<api::LocalQueueFlavorUsage> = Vec::new();
         for ((f, r), v) in m {
             let ru = api::LocalQueueResourceUsage {

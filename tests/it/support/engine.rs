@@ -5,12 +5,13 @@ use kubectl_kueue::scheduler::Engine;
 use kubectl_kueue::scheduler::decision::{Decision, PendingReason, PreemptionReason};
 use kubectl_kueue::scheduler::labels::{Taint, TaintEffect, Toleration};
 use kubectl_kueue::scheduler::model::*;
+use kubectl_kueue::scheduler::quantity::Amount;
 use kubectl_kueue::simulate::{RunReport, run_to_fixpoint};
 
 pub const NOW: Millis = 1_700_000_000_000;
 
 /// Parses "4", "500m", "128Gi" for `resource`.
-pub fn amount(resource: &str, q: &str) -> i64 {
+pub fn amount(resource: &str, q: &str) -> Amount {
     kubectl_kueue::scheduler::quantity::parse_amount(resource, q).expect("test quantity")
 }
 
@@ -235,7 +236,7 @@ impl Wl {
                 resource_usage: ps
                     .per_pod
                     .iter()
-                    .map(|(r, v)| (r.clone(), v * i64::from(ps.count)))
+                    .map(|(r, v)| (r.clone(), *v * i64::from(ps.count)))
                     .collect(),
                 count: ps.count,
             })
@@ -492,7 +493,7 @@ impl Outcome {
                     .into_iter()
                     .find(|u| u.flavor == flavor && u.resource == resource)
             })
-            .map_or(0, |u| u.reserved)
+            .map_or(0, |u| u.reserved.get())
     }
 }
 
