@@ -243,6 +243,25 @@ pub enum Decision {
     },
 }
 
+/// Why a pending workload is in no queue at all (no LocalQueue, an inactive ClusterQueue,
+/// deactivated...): the `QuotaReserved=False` reason and message it carries meanwhile.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Blocked {
+    pub reason: PendingReason,
+    pub message: String,
+    pub detail: PendingDetail,
+}
+
+impl Blocked {
+    pub fn new(reason: PendingReason, message: impl Into<String>, detail: PendingDetail) -> Self {
+        Self {
+            reason,
+            message: message.into(),
+            detail,
+        }
+    }
+}
+
 /// Extra structured context for a pending outcome.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub enum PendingDetail {

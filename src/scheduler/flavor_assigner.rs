@@ -14,7 +14,7 @@ use super::labels::{Toleration, first_untolerated, pod_matches_flavor_labels};
 use super::model::{FungibilityPreference, QuotaCheckStrategy, WhenCanBorrow, WhenCanPreempt};
 use super::preemption;
 use super::quantity::{Amount, format_amount};
-use super::state::LastState;
+use super::state::{FlavorScan, LastState};
 use super::tree::Tree;
 use super::view::View;
 
@@ -24,7 +24,8 @@ pub(crate) struct FlavorChoice {
     pub flavor: FlavorId,
     pub mode: FitMode,
     pub borrow: u32,
-    pub tried: i32,
+    /// Where the scan stopped (see [`FlavorScan::last_tried`]).
+    pub last_tried: Option<u32>,
 }
 
 #[derive(Debug, Clone)]
@@ -37,9 +38,35 @@ pub(crate) struct PodSetResult {
     /// Status reasons (rendered); empty means the podSet fits.
     pub reasons: Vec<String>,
     pub attempts: Vec<FlavorAttempt>,
-    /// (resource group, mode, no-fit reason) of each attempt.
-    attempt_meta: Vec<(usize, FitMode, Option<PendingReason>)>,
+    /// What each attempt in `attempts` means for the pending reason.
+    attempt_meta: Vec<AttemptMeta>,
     pub uncovered: Vec<ResId>,
+}
+
+/// One flavor attempt, as far as choosing the pending reason goes.
+#[derive(Debug, Clone, Copy)]
+struct AttemptMeta {
+    /// Index of the resource group in the ClusterQueue.
+    group: usize,
+    mode: FitMode,
+    /// Set when the flavor cannot hold the request.
+    no_fit: Option<PendingReason>,
+}
+
+/// How a flavor can hold a request: the mode, and the borrowing level it would need
+/// (0: within nominal quota).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Fit {
+    pub mode: FitMode,
+    pub borrow: u32,
+}
+
+/// A quota check of one (flavor, resource), with its status message when the request does
+/// not fit in unused quota and its reason when it does not fit at all.
+struct QuotaFit {
+    check: ResourceCheck,
+    message: Option<String>,
+    no_fit: Option<PendingReason>,
 }
 
 impl PodSetResult {
@@ -64,12 +91,12 @@ impl PodSetResult {
             return Some(PendingReason::NoMatchingFlavor);
         }
         let mut per_group: BTreeMap<usize, PendingReason> = BTreeMap::new();
-        for &(g, mode, reason) in &self.attempt_meta {
-            let (FitMode::NoFit, Some(r)) = (mode, reason) else {
+        for meta in &self.attempt_meta {
+            let (FitMode::NoFit, Some(r)) = (meta.mode, meta.no_fit) else {
                 continue;
             };
             per_group
-                .entry(g)
+                .entry(meta.group)
                 .and_modify(|cur| {
                     if r.severity() < cur.severity() {
                         *cur = r;
@@ -221,46 +248,49 @@ impl Assigned {
 }
 
 /// Which of two flavor results is better (upstream's `isPreferred`).
-fn preferred(a: (FitMode, u32), b: (FitMode, u32), preference: FungibilityPreference) -> bool {
-    if a.0 == FitMode::NoFit {
+fn preferred(a: Fit, b: Fit, preference: FungibilityPreference) -> bool {
+    if a.mode == FitMode::NoFit {
         return false;
     }
-    if b.0 == FitMode::NoFit {
+    if b.mode == FitMode::NoFit {
         return true;
     }
-    let (a_none, b_none) = (a.0 == FitMode::NoCandidates, b.0 == FitMode::NoCandidates);
+    let (a_none, b_none) = (
+        a.mode == FitMode::NoCandidates,
+        b.mode == FitMode::NoCandidates,
+    );
     if a_none != b_none {
         return !a_none;
     }
     match preference {
         FungibilityPreference::BorrowingOverPreemption => {
-            if a.0 != b.0 {
-                a.0 > b.0
+            if a.mode != b.mode {
+                a.mode > b.mode
             } else {
-                a.1 < b.1
+                a.borrow < b.borrow
             }
         }
         FungibilityPreference::PreemptionOverBorrowing => {
-            if a.1 != b.1 {
-                a.1 < b.1
+            if a.borrow != b.borrow {
+                a.borrow < b.borrow
             } else {
-                a.0 > b.0
+                a.mode > b.mode
             }
         }
     }
 }
 
-fn should_try_next(mode: (FitMode, u32), view: &View, cq: CqId) -> bool {
+fn should_try_next(fit: Fit, view: &View, cq: CqId) -> bool {
     let f = &view.cqs[cq].spec.flavor_fungibility;
-    if matches!(mode.0, FitMode::NoFit | FitMode::NoCandidates) {
+    if matches!(fit.mode, FitMode::NoFit | FitMode::NoCandidates) {
         return true;
     }
-    if matches!(mode.0, FitMode::Preempt | FitMode::Reclaim)
+    if matches!(fit.mode, FitMode::Preempt | FitMode::Reclaim)
         && f.when_can_preempt == WhenCanPreempt::TryNextFlavor
     {
         return true;
     }
-    mode.1 > 0 && f.when_can_borrow == WhenCanBorrow::TryNextFlavor
+    fit.borrow > 0 && f.when_can_borrow == WhenCanBorrow::TryNextFlavor
 }
 
 pub(crate) struct Assigner<'v, 'a> {
@@ -365,7 +395,10 @@ impl Assigner<'_, '_> {
                         .map_or(Amount::ZERO, |(_, v)| *v);
                     *usage.entry(fr).or_default() += v;
                 }
-                tried.push((c.res, c.tried));
+                tried.push(FlavorScan {
+                    resource: c.res,
+                    last_tried: c.last_tried,
+                });
             }
             out.last.tried.push(tried);
             let ps_failed = result.mode() == FitMode::NoFit;
@@ -405,11 +438,14 @@ impl Assigner<'_, '_> {
         let preference = cq.spec.flavor_fungibility.preference;
         let mut reasons: Vec<String> = Vec::new();
         let mut best: Option<Vec<FlavorChoice>> = None;
-        let mut best_mode = (FitMode::NoFit, u32::MAX);
+        let mut best_mode = Fit {
+            mode: FitMode::NoFit,
+            borrow: u32::MAX,
+        };
         let start = self.last.map_or(0, |l| l.next_flavor(ps, trigger));
-        let mut attempted: i32 = -1;
+        let mut attempted = 0;
         for idx in start..group.flavors.len() {
-            attempted = idx as i32;
+            attempted = idx;
             let fid = group.flavors[idx];
             let fname = &view.names.flavors[fid];
             if let Some(outcome) = self.static_mismatch(fid, ps) {
@@ -424,14 +460,18 @@ impl Assigner<'_, '_> {
                     flavor: fname.clone(),
                     outcome,
                 });
-                result.attempt_meta.push((
-                    g,
-                    FitMode::NoFit,
-                    Some(PendingReason::NoMatchingFlavor),
-                ));
+                result.attempt_meta.push(AttemptMeta {
+                    group: g,
+                    mode: FitMode::NoFit,
+                    no_fit: Some(PendingReason::NoMatchingFlavor),
+                });
                 continue;
             }
-            let mut rep = (FitMode::Fit, 0u32);
+            // The flavor's representative fit: the worst over the group's resources.
+            let mut rep = Fit {
+                mode: FitMode::Fit,
+                borrow: 0,
+            };
             let mut choices = Vec::new();
             let mut checks = Vec::new();
             let mut flavor_reason: Option<PendingReason> = None;
@@ -442,55 +482,58 @@ impl Assigner<'_, '_> {
                     .position(|&r| r == res)
                     .expect("covered resource");
                 let fr = group.frs[idx][ci];
-                let check = self.fits_quota(
+                let quota_fit = self.fits_quota(
                     tree,
                     fr,
                     res,
                     assigned.get(&fr).copied().unwrap_or_default(),
                     val,
                 );
-                let mode = (check.0.mode, check.0.borrow_level);
-                if let Some(msg) = check.1 {
+                let fit = Fit {
+                    mode: quota_fit.check.mode,
+                    borrow: quota_fit.check.borrow_level,
+                };
+                if let Some(msg) = quota_fit.message {
                     reasons.push(msg);
                 }
-                if let Some(r) = check.2 {
+                if let Some(r) = quota_fit.no_fit {
                     flavor_reason = Some(match flavor_reason {
                         Some(cur) if cur.severity() >= r.severity() => cur,
                         _ => r,
                     });
                 }
-                if preferred(rep, mode, preference) {
-                    rep = mode;
+                if preferred(rep, fit, preference) {
+                    rep = fit;
                 }
-                checks.push(check.0);
-                if rep.0 == FitMode::NoFit {
+                checks.push(quota_fit.check);
+                if rep.mode == FitMode::NoFit {
                     continue;
                 }
                 choices.push(FlavorChoice {
                     res,
                     flavor: fid,
-                    mode: mode.0,
-                    borrow: mode.1,
-                    tried: 0,
+                    mode: fit.mode,
+                    borrow: fit.borrow,
+                    last_tried: None,
                 });
             }
             result.attempts.push(FlavorAttempt {
                 flavor: fname.clone(),
                 outcome: FlavorOutcome::Quota {
-                    mode: rep.0,
-                    borrow_level: rep.1,
+                    mode: rep.mode,
+                    borrow_level: rep.borrow,
                     checks,
                 },
             });
-            result.attempt_meta.push((
-                g,
-                rep.0,
-                if rep.0 == FitMode::NoFit {
+            result.attempt_meta.push(AttemptMeta {
+                group: g,
+                mode: rep.mode,
+                no_fit: if rep.mode == FitMode::NoFit {
                     flavor_reason
                 } else {
                     None
                 },
-            ));
+            });
             if !should_try_next(rep, view, self.cq) {
                 best = Some(choices);
                 best_mode = rep;
@@ -504,12 +547,13 @@ impl Assigner<'_, '_> {
         let Some(mut best) = best else {
             return Err(reasons);
         };
-        let last_idx = group.flavors.len() as i32 - 1;
+        // A choice exists, so the loop ran and `attempted` is the last flavor it tried.
+        let last_tried = (attempted + 1 < group.flavors.len()).then_some(attempted as u32);
         for c in &mut best {
-            c.tried = if attempted == last_idx { -1 } else { attempted };
+            c.last_tried = last_tried;
         }
         result.choices.extend(best);
-        if best_mode.0 == FitMode::Fit {
+        if best_mode.mode == FitMode::Fit {
             Ok(Vec::new())
         } else {
             Ok(reasons)
@@ -550,7 +594,7 @@ impl Assigner<'_, '_> {
         res: ResId,
         previously: Amount,
         request: Amount,
-    ) -> (ResourceCheck, Option<String>, Option<PendingReason>) {
+    ) -> QuotaFit {
         let view = self.view;
         let cq = &view.cqs[self.cq];
         let node = cq.node;
@@ -581,13 +625,21 @@ impl Assigner<'_, '_> {
                 format_amount(&resource, request),
                 format_amount(&resource, potential),
             );
-            return (check, Some(msg), Some(PendingReason::ExceedsMaxQuota));
+            return QuotaFit {
+                check,
+                message: Some(msg),
+                no_fit: Some(PendingReason::ExceedsMaxQuota),
+            };
         }
         let (borrow, hierarchical) = tree.lowest_subtree_that_fits(node, fr, val);
         if val <= available {
             check.mode = FitMode::Fit;
             check.borrow_level = borrow;
-            return (check, None, None);
+            return QuotaFit {
+                check,
+                message: None,
+                no_fit: None,
+            };
         }
         let msg = format!(
             "insufficient unused quota for {resource} in flavor {flavor}, {} more needed",
@@ -612,11 +664,19 @@ impl Assigner<'_, '_> {
         check.preemption_gate = Some(gate);
         if gate == PreemptionGate::NotAllowed {
             check.borrow_level = borrow;
-            return (check, Some(msg), Some(PendingReason::WaitingForQuota));
+            return QuotaFit {
+                check,
+                message: Some(msg),
+                no_fit: Some(PendingReason::WaitingForQuota),
+            };
         }
-        let (mode, borrow_after) = preemption::simulate(view, tree, self.wl, self.cq, fr, val);
-        check.mode = mode;
-        check.borrow_level = borrow_after;
-        (check, Some(msg), None)
+        let after = preemption::simulate(view, tree, self.wl, self.cq, fr, val);
+        check.mode = after.mode;
+        check.borrow_level = after.borrow;
+        QuotaFit {
+            check,
+            message: Some(msg),
+            no_fit: None,
+        }
     }
 }

@@ -112,7 +112,7 @@ impl Engine {
         if st.holding.is_some() || st.w.finished {
             return None;
         }
-        st.block.clone()
+        st.block.clone().map(|b| (b.reason, b.message, b.detail))
     }
 
     /// Workloads that are pending but not queued, with their reasons, in key order.

@@ -12,6 +12,7 @@ use std::cmp::Ordering;
 
 use super::decision::{FitMode, PreemptionReason};
 use super::fair_sharing;
+use super::flavor_assigner::Fit;
 use super::id::{CqId, FrId, NodeId, WlId};
 use super::quantity::Amount;
 use super::tree::Tree;
@@ -107,7 +108,7 @@ pub(crate) fn simulate(
     cq: CqId,
     fr: FrId,
     val: Amount,
-) -> (FitMode, u32) {
+) -> Fit {
     let usage = [(fr, val)];
     let frs = [fr];
     let req = Request {
@@ -119,10 +120,10 @@ pub(crate) fn simulate(
     let targets = get_targets(view, tree, &req);
     let node = view.cq_node(cq);
     if targets.is_empty() {
-        return (
-            FitMode::NoCandidates,
-            tree.lowest_subtree_that_fits(node, fr, val).0,
-        );
+        return Fit {
+            mode: FitMode::NoCandidates,
+            borrow: tree.lowest_subtree_that_fits(node, fr, val).0,
+        };
     }
     for t in &targets {
         remove_from_tree(view, tree, t.wl);
@@ -134,14 +135,14 @@ pub(crate) fn simulate(
     let in_cq = targets
         .iter()
         .any(|t| view.wl(t.wl).holding.as_ref().is_some_and(|h| h.cq == cq));
-    (
-        if in_cq {
+    Fit {
+        mode: if in_cq {
             FitMode::Preempt
         } else {
             FitMode::Reclaim
         },
         borrow,
-    )
+    }
 }
 
 /// Upstream's `CandidatesOrdering`: evicted first, other ClusterQueues before the

@@ -11,7 +11,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{Hash, Hasher};
 
-use super::decision::{InactiveReason, PendingDetail, PendingReason};
+use super::decision::{Blocked, InactiveReason, PendingDetail, PendingReason};
 use super::id::{CohortId, CqId, FlavorId, FrId, Id, IdVec, NodeId, ResId, WlId};
 use super::index::Names;
 use super::labels::{Taint, Toleration};
@@ -76,29 +76,42 @@ pub struct Holding {
     pub usage: Vec<(FrId, Amount)>,
 }
 
-/// Scan progress over a resource group's flavors (upstream's `LastTriedFlavorIdx`).
+/// Where one resource's scan over its resource group's flavors stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlavorScan {
+    pub resource: ResId,
+    /// Position (in the group's flavor list) of the last flavor tried, while flavors after it
+    /// remain untried; `None` once the scan reached the last flavor, so the next one starts
+    /// over from the first.
+    pub last_tried: Option<u32>,
+}
+
+/// Scan progress over the resource groups' flavors (upstream's `LastTriedFlavorIdx`), so a
+/// workload that comes back tries the flavors it has not tried yet before starting over.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LastState {
-    /// Per podSet: (resource, last flavor index tried; -1 once the last was reached).
-    pub tried: Vec<Vec<(ResId, i32)>>,
+    /// Per podSet, per resource that chose a flavor.
+    pub tried: Vec<Vec<FlavorScan>>,
+    /// The ClusterQueue's generation the scan ran against (quota changes invalidate it).
     pub generation: u64,
     pub cycle: u64,
 }
 
 impl LastState {
+    /// Are there flavors some resource has not tried yet?
     pub fn pending_flavors(&self) -> bool {
-        self.tried.iter().any(|m| m.iter().any(|&(_, i)| i != -1))
+        self.tried
+            .iter()
+            .any(|m| m.iter().any(|s| s.last_tried.is_some()))
     }
 
+    /// Where the scan of `res` in podSet `pod_set` starts next time.
     pub fn next_flavor(&self, pod_set: usize, res: ResId) -> usize {
-        match self
-            .tried
+        self.tried
             .get(pod_set)
-            .and_then(|m| m.iter().find(|(r, _)| *r == res).map(|(_, i)| i))
-        {
-            Some(&i) if i >= 0 => (i + 1) as usize,
-            _ => 0,
-        }
+            .and_then(|m| m.iter().find(|s| s.resource == res))
+            .and_then(|s| s.last_tried)
+            .map_or(0, |i| i as usize + 1)
     }
 }
 
@@ -109,7 +122,7 @@ pub struct WlState {
     /// The ClusterQueue its LocalQueue points to, when both exist.
     pub target_cq: Option<CqId>,
     /// Why it is not queued (when pending).
-    pub block: Option<(PendingReason, String, PendingDetail)>,
+    pub block: Option<Blocked>,
     pub pod_sets: Vec<PodSetReq>,
     pub hash: u64,
     pub holding: Option<Holding>,
@@ -536,7 +549,7 @@ impl Engine {
         st.block = None;
         let w = &st.w;
         if !w.unsupported.is_empty() {
-            st.block = Some((
+            st.block = Some(Blocked::new(
                 PendingReason::Unsupported,
                 format!(
                     "kubectl-kueue does not support {} on workloads",
@@ -549,7 +562,7 @@ impl Engine {
             return;
         }
         if !w.active {
-            st.block = Some((
+            st.block = Some(Blocked::new(
                 PendingReason::Deactivated,
                 "The workload is deactivated".to_string(),
                 PendingDetail::Deactivated,
@@ -557,7 +570,7 @@ impl Engine {
             return;
         }
         let Some(lq) = self.lqs.get(&(w.namespace.clone(), w.queue_name.clone())) else {
-            st.block = Some((
+            st.block = Some(Blocked::new(
                 PendingReason::Misconfigured,
                 format!("LocalQueue {} doesn't exist", w.queue_name),
                 PendingDetail::NoLocalQueue {
@@ -567,7 +580,7 @@ impl Engine {
             return;
         };
         if lq.stop_policy != StopPolicy::None {
-            st.block = Some((
+            st.block = Some(Blocked::new(
                 PendingReason::Suspended,
                 format!("LocalQueue {} is inactive", w.queue_name),
                 PendingDetail::LocalQueueStopped {
@@ -577,7 +590,7 @@ impl Engine {
             return;
         }
         let Some(&cq) = self.cq_ids.get(&lq.cluster_queue) else {
-            st.block = Some((
+            st.block = Some(Blocked::new(
                 PendingReason::Misconfigured,
                 format!("ClusterQueue {} doesn't exist", lq.cluster_queue),
                 PendingDetail::NoClusterQueue {
@@ -588,7 +601,7 @@ impl Engine {
         };
         st.target_cq = Some(cq);
         if let Some(why) = &self.cqs[cq].inactive {
-            st.block = Some((
+            st.block = Some(Blocked::new(
                 PendingReason::Suspended,
                 format!("ClusterQueue {} is inactive", lq.cluster_queue),
                 PendingDetail::ClusterQueueInactive {
