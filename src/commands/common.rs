@@ -19,8 +19,8 @@ use crate::api::workload_status::condition;
 use crate::cli::{GlobalArgs, OutputFormat};
 use crate::kube::Connection;
 use crate::manifests::{ConvertOptions, Converted, Inventory};
-use crate::scheduler::Engine;
 use crate::scheduler::model::Millis;
+use crate::scheduler::{Engine, WorkloadKey};
 
 /// `-o` and `--no-headers`, for commands that print objects or tables.
 #[derive(Debug, Clone, Args)]
@@ -119,7 +119,7 @@ impl Snapshot {
                     .unwrap_or_default();
                 let n = per_lq.entry(lq).or_default();
                 out.insert(
-                    key.clone(),
+                    key.to_string(),
                     Position {
                         cluster_queue: cq.name.clone(),
                         in_cluster_queue: i,
@@ -146,8 +146,8 @@ impl Snapshot {
     /// stopped queue...), else the reason the controller wrote on the Workload.
     pub fn pending_reason(&self, w: &Workload) -> Option<(String, String)> {
         let key = key_of(w);
-        if let Some((r, m, _)) = self.engine.blocked_reason(&key) {
-            return Some((r.as_str().to_string(), m));
+        if let Some(b) = WorkloadKey::parse(&key).and_then(|k| self.engine.blocked_reason(&k)) {
+            return Some((b.reason.as_str().to_string(), b.message));
         }
         let c = w.status.as_ref()?.condition(condition::QUOTA_RESERVED)?;
         (c.status == "False").then(|| (c.reason.clone(), c.message.clone()))

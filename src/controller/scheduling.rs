@@ -9,8 +9,8 @@
 
 use std::time::Instant;
 
-use crate::scheduler::Decision;
 use crate::scheduler::decision::Target;
+use crate::scheduler::{Decision, WorkloadKey};
 
 use super::events;
 use super::state::{Ctl, Effect, Plan, now_ms};
@@ -48,9 +48,10 @@ impl Ctl {
                 progress |= seen.insert(d.workload.clone());
             }
             for d in outcome.decisions {
+                let key = d.workload.to_string();
                 match d.decision {
                     Decision::Admitted { cluster_queue, .. } => {
-                        self.plan_admission(&d.workload, &cluster_queue, now)
+                        self.plan_admission(&key, &cluster_queue, now)
                     }
                     Decision::Preempting {
                         cluster_queue,
@@ -58,19 +59,14 @@ impl Ctl {
                         message,
                         ..
                     } => {
-                        self.plan_pending(
-                            &d.workload,
-                            "WaitingForPreemptedWorkloads",
-                            &message,
-                            now,
-                        );
+                        self.plan_pending(&key, "WaitingForPreemptedWorkloads", &message, now);
                         for t in &targets {
-                            progress |= self.plan_eviction(&d.workload, &cluster_queue, t, now);
+                            progress |= self.plan_eviction(&key, &cluster_queue, t, now);
                         }
                     }
                     Decision::Pending {
                         reason, message, ..
-                    } => self.plan_pending(&d.workload, reason.as_str(), &message, now),
+                    } => self.plan_pending(&key, reason.as_str(), &message, now),
                 }
             }
             if !progress {
@@ -80,7 +76,10 @@ impl Ctl {
     }
 
     fn plan_admission(&mut self, key: &str, cluster_queue: &str, now: i64) {
-        let Some(adm) = self.engine.workload(key).and_then(|w| w.admission.clone()) else {
+        let Some(adm) = WorkloadKey::parse(key)
+            .and_then(|k| self.engine.workload(&k))
+            .and_then(|w| w.admission.clone())
+        else {
             return;
         };
         let Some(w) = self.effective_workload(key) else {
@@ -118,7 +117,10 @@ impl Ctl {
 
     /// `QuotaReserved=False` with this reason and message, when that changes anything.
     fn plan_pending(&mut self, key: &str, reason: &str, message: &str, now: i64) {
-        let Some(model) = self.engine.workload(key).cloned() else {
+        let Some(model) = WorkloadKey::parse(key)
+            .and_then(|k| self.engine.workload(&k))
+            .cloned()
+        else {
             return;
         };
         let Some(w) = self.effective_workload(key) else {
@@ -149,27 +151,30 @@ impl Ctl {
     /// Evicts one preemption target, unless that is already under way. Returns whether a new
     /// eviction was issued.
     fn plan_eviction(&mut self, preemptor: &str, preemptor_cq: &str, t: &Target, now: i64) -> bool {
-        let book = self.book(&t.workload);
+        let victim_key = t.workload.to_string();
+        let book = self.book(&victim_key);
         if book.evicting || book.retry_at.is_some_and(|r| r > Instant::now()) {
             return false;
         }
-        let Some(victim) = self.effective_workload(&t.workload) else {
+        let Some(victim) = self.effective_workload(&victim_key) else {
             return false;
         };
         let already = victim
             .status
             .as_ref()
             .is_some_and(|s| s.condition_is_true(crate::api::workload_status::condition::EVICTED));
-        self.book(&t.workload).evicting = true;
+        self.book(&victim_key).evicting = true;
         if already {
             return false;
         }
-        let preemptor_priority = self.engine.workload(preemptor).map_or(0, |w| w.priority);
+        let preemptor_priority = WorkloadKey::parse(preemptor)
+            .and_then(|k| self.engine.workload(&k))
+            .map_or(0, |w| w.priority);
         let priority_class = victim.spec.priority_class_name.clone().unwrap_or_default();
         let mut st = victim.status.clone().unwrap_or_default();
         let first = status::evict(&mut st, t.reason, &t.message, now);
         tracing::info!(
-            workload = t.workload,
+            workload = victim_key,
             preemptor,
             reason = t.reason.as_str(),
             "preempting"
@@ -186,7 +191,7 @@ impl Ctl {
                 preemptor.to_string(),
                 "PreemptedWorkload".into(),
                 events::preempted_workload(
-                    &t.workload,
+                    &victim_key,
                     &uid,
                     &t.cluster_queue,
                     preemptor_priority,
@@ -205,7 +210,7 @@ impl Ctl {
             effects.push(Effect::ReleaseNow);
         }
         self.set_plan(
-            &t.workload,
+            &victim_key,
             Plan {
                 status: st,
                 effects,

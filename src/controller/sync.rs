@@ -13,6 +13,7 @@ use std::time::Instant;
 
 use crate::manifests::convert::{self, ConvertOptions};
 use crate::manifests::{Inventory, Origin, Sourced};
+use crate::scheduler::WorkloadKey;
 use crate::scheduler::model::{Admission, Workload as Model};
 
 use super::state::{Ctl, Plan, now_ms};
@@ -163,7 +164,7 @@ impl Ctl {
             return;
         }
         let Some(obj) = self.latest_workload(key) else {
-            if self.engine.remove_workload(key) {
+            if WorkloadKey::parse(key).is_some_and(|k| self.engine.remove_workload(&k)) {
                 tracing::debug!(workload = key, "workload gone");
                 self.schedule = true;
                 self.queues_dirty = true;
@@ -193,7 +194,7 @@ impl Ctl {
             Ok(m) => m,
             Err(e) => {
                 tracing::warn!(workload = key, error = %e, "ignoring a Workload the scheduler cannot read");
-                if self.engine.remove_workload(key) {
+                if WorkloadKey::parse(key).is_some_and(|k| self.engine.remove_workload(&k)) {
                     self.schedule = true;
                 }
                 return;
@@ -287,9 +288,8 @@ impl Ctl {
             // Still holding until released: keep it in the engine as admitted, unqueued.
             m.active = true;
             m.requeue_blocked = true;
-            m.admission = self
-                .engine
-                .workload(key)
+            m.admission = WorkloadKey::parse(key)
+                .and_then(|k| self.engine.workload(&k))
                 .and_then(|w| w.admission.clone())
                 .or(m.admission.take());
         }
@@ -386,13 +386,20 @@ impl Ctl {
     /// inactive ClusterQueue...), as upstream's workload controller does.
     fn blocked_reason(&mut self, key: &str, obj: &crate::api::Workload) {
         use crate::scheduler::PendingReason;
-        let Some((reason, message, _)) = self.engine.blocked_reason(key) else {
+        use crate::scheduler::decision::Blocked;
+        let Some(id) = WorkloadKey::parse(key) else {
+            return;
+        };
+        let Some(Blocked {
+            reason, message, ..
+        }) = self.engine.blocked_reason(&id)
+        else {
             return;
         };
         if reason == PendingReason::Deactivated {
             return;
         }
-        let Some(model) = self.engine.workload(key).cloned() else {
+        let Some(model) = self.engine.workload(&id).cloned() else {
             return;
         };
         let before = obj.status.clone().unwrap_or_default();
@@ -417,7 +424,10 @@ impl Ctl {
 
     /// Does the converted Workload differ, in anything the scheduler reads, from the engine's?
     fn differs(&self, key: &str, m: &Model) -> bool {
-        let Some(cur) = self.engine.workload(key) else {
+        let Some(id) = WorkloadKey::parse(key) else {
+            return true;
+        };
+        let Some(cur) = self.engine.workload(&id) else {
             return true;
         };
         let holding = |w: &Model| -> Option<Admission> {
@@ -427,7 +437,7 @@ impl Ctl {
                 w.admission.clone()
             }
         };
-        let cur_evicted = self.engine.holding_queue(key).is_some() && self.engine.is_evicted(key);
+        let cur_evicted = self.engine.holding_queue(&id).is_some() && self.engine.is_evicted(&id);
         let new_evicted = m.admission.is_some() && m.evicted;
         (
             &m.uid,

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use crate::api::Workload;
 use crate::kube::apply::{self, is_not_found};
 use crate::manifests::job::RESOURCE_IN_USE_FINALIZER;
+use crate::scheduler::WorkloadKey;
 
 use super::Msg;
 use super::state::{Ctl, Effect, Plan};
@@ -113,7 +114,7 @@ impl Ctl {
             }
             Effect::ReleaseNow => self.release(key),
             Effect::EngineRelease => {
-                if self.engine.release(key) {
+                if WorkloadKey::parse(key).is_some_and(|k| self.engine.release(&k)) {
                     tracing::info!(
                         workload = key,
                         "evicted workload's pods are gone; quota released"
@@ -123,7 +124,7 @@ impl Ctl {
                 self.queues_dirty = true;
             }
             Effect::EngineFinish(reason) => {
-                if self.engine.finish_workload(key) {
+                if WorkloadKey::parse(key).is_some_and(|k| self.engine.finish_workload(&k)) {
                     tracing::info!(workload = key, reason, "workload finished; quota released");
                 }
                 self.schedule = true;

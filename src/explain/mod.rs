@@ -16,6 +16,7 @@ use crate::scheduler::Engine;
 use crate::scheduler::decision::{
     Assignment, FitMode, FlavorOutcome, PendingDetail, PreemptionGate,
 };
+use crate::scheduler::key::WorkloadKey;
 use crate::scheduler::quantity::{Amount, format_amount};
 use crate::scheduler::whatif::Evaluation;
 use crate::simulate::materialize_jobs;
@@ -327,8 +328,10 @@ pub fn explain(
         return Ok(not_created(&key, job, &r.reason, &r.message));
     }
     let engine = Engine::new(converted.state.clone());
-    let Some(w) = engine.workload(&key).cloned() else {
-        return Err(ExplainError::NotFound(format!("no Workload {key}")));
+    let not_found = || ExplainError::NotFound(format!("no Workload {key}"));
+    let id = WorkloadKey::parse(&key).ok_or_else(not_found)?;
+    let Some(w) = engine.workload(&id).cloned() else {
+        return Err(not_found());
     };
     let object = inv.workloads.iter().find(|e| {
         format!(
@@ -345,17 +348,17 @@ pub fn explain(
             reason: c.reason.clone(),
             message: c.message.clone(),
         });
-    let holding = engine.holding_queue(&key).map(str::to_string);
+    let holding = engine.holding_queue(&id).map(str::to_string);
     let state = if w.finished {
         "Finished"
-    } else if holding.is_some() && engine.is_evicted(&key) {
+    } else if holding.is_some() && engine.is_evicted(&id) {
         "Evicted"
     } else if holding.is_some() {
         "Admitted"
     } else {
         "Pending"
     };
-    let ev = engine.evaluate(&key, opts.now).ok_or_else(|| {
+    let ev = engine.evaluate(&id, opts.now).ok_or_else(|| {
         ExplainError::NotFound(format!(
             "Workload {key} has no ClusterQueue to evaluate against"
         ))
@@ -366,8 +369,8 @@ pub fn explain(
         .and_then(|cq| engine.cluster_queues().into_iter().find(|v| &v.name == cq))
         .and_then(|v| v.cohort);
     let mut problems = Vec::new();
-    if let Some((_, message, detail)) = engine.blocked_reason(&key) {
-        problems.push(problem_text(&message, &detail, &inv));
+    if let Some(blocked) = engine.blocked_reason(&id) {
+        problems.push(problem_text(&blocked.message, &blocked.detail, &inv));
     }
     if let PendingDetail::NamespaceNotSelected { namespace } = &ev.detail {
         problems.push(format!(
@@ -376,7 +379,7 @@ pub fn explain(
         ));
     }
     let queue = (state == "Pending" && problems.is_empty())
-        .then(|| queue_info(&engine, &key, cluster_queue.as_deref()))
+        .then(|| queue_info(&engine, &id, cluster_queue.as_deref()))
         .flatten();
     let evaluation = evaluation_info(&ev, holding.as_deref());
     let mut preemption = preemption_info(&ev);
@@ -392,11 +395,11 @@ pub fn explain(
             .filter(|(_, _, m)| *m != FitMode::Fit)
             .map(|(r, f, _)| (f.clone(), r.clone()))
             .collect();
-        p.details = engine.why_no_candidates(&key, &needed);
+        p.details = engine.why_no_candidates(&id, &needed);
     }
     let nodes = nodes::check(&inv, &w, ev.assignment.as_ref());
     let next_steps = if state == "Pending" {
-        suggest::next_steps(&inv, &engine, &key, &ev, &problems, opts)
+        suggest::next_steps(&inv, &engine, &id, &ev, &problems, opts)
     } else {
         Vec::new()
     };
@@ -522,12 +525,12 @@ fn problem_text(message: &str, detail: &PendingDetail, inv: &Inventory) -> Strin
     }
 }
 
-fn queue_info(engine: &Engine, key: &str, cq: Option<&str>) -> Option<QueueInfo> {
+fn queue_info(engine: &Engine, key: &WorkloadKey, cq: Option<&str>) -> Option<QueueInfo> {
     let cq = cq?;
     let view = engine.cluster_queues().into_iter().find(|v| v.name == cq)?;
     let pos = view.queue.iter().position(|k| k == key)?;
     let me = engine.workload(key)?;
-    let same_lq = |k: &String| {
+    let same_lq = |k: &WorkloadKey| {
         engine
             .workload(k)
             .is_some_and(|w| w.namespace == me.namespace && w.queue_name == me.queue_name)
@@ -545,7 +548,7 @@ fn queue_info(engine: &Engine, key: &str, cq: Option<&str>) -> Option<QueueInfo>
                 }
             }
             Some(AheadInfo {
-                workload: k.clone(),
+                workload: k.to_string(),
                 priority: w.priority,
                 requests: requests
                     .into_iter()
@@ -555,7 +558,7 @@ fn queue_info(engine: &Engine, key: &str, cq: Option<&str>) -> Option<QueueInfo>
         })
         .collect();
     let blocked_by_strict_fifo_head =
-        (engine.strict_fifo(cq) && pos > 0).then(|| view.queue[0].clone());
+        (engine.strict_fifo(cq) && pos > 0).then(|| view.queue[0].to_string());
     Some(QueueInfo {
         position_in_cluster_queue: pos,
         position_in_local_queue,
@@ -706,7 +709,7 @@ fn preemption_info(ev: &Evaluation) -> Option<PreemptionInfo> {
                 .would_preempt
                 .iter()
                 .map(|v| VictimInfo {
-                    workload: v.workload.clone(),
+                    workload: v.workload.to_string(),
                     cluster_queue: v.cluster_queue.clone(),
                     priority: v.priority,
                     reason: v.reason.as_str().to_string(),

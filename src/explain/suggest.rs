@@ -9,6 +9,7 @@ use serde::Serialize;
 use crate::manifests::{ConvertOptions, Inventory};
 use crate::scheduler::Engine;
 use crate::scheduler::decision::{FlavorOutcome, PendingDetail};
+use crate::scheduler::key::WorkloadKey;
 use crate::scheduler::quantity::{Amount, format_amount};
 use crate::scheduler::whatif::Evaluation;
 use crate::simulate::{Edit, Simulation, remove};
@@ -32,7 +33,7 @@ const MAX_PROBES: usize = 40;
 
 struct Checker<'a> {
     inv: &'a Inventory,
-    key: &'a str,
+    key: &'a WorkloadKey,
     opts: &'a ConvertOptions,
     probes: usize,
 }
@@ -78,7 +79,7 @@ fn args(sets: &[String], removes: &[String]) -> Vec<String> {
 pub fn next_steps(
     inv: &Inventory,
     engine: &Engine,
-    key: &str,
+    key: &WorkloadKey,
     ev: &Evaluation,
     problems: &[String],
     opts: &ConvertOptions,
@@ -97,7 +98,7 @@ pub fn next_steps(
     if !problems.is_empty() || engine.blocked_reason(key).is_some() {
         let detail = engine
             .blocked_reason(key)
-            .map(|(_, _, d)| d)
+            .map(|b| b.detail)
             .unwrap_or_else(|| ev.detail.clone());
         if let Some(step) = fix_problem(&mut checker, &detail, &ns, &name, inv) {
             steps.push(step);
@@ -229,7 +230,7 @@ fn fix_problem(
 fn quota_raises(
     checker: &mut Checker,
     engine: &Engine,
-    key: &str,
+    key: &WorkloadKey,
     ev: &Evaluation,
     cq: &str,
 ) -> Vec<NextStep> {
@@ -268,7 +269,7 @@ fn quota_raises(
         .iter()
         .filter(|v| v.name == cq || (cohort.is_some() && v.cohort == cohort))
     {
-        for k in v.queue.iter().filter(|k| k.as_str() != key) {
+        for k in v.queue.iter().filter(|k| *k != key) {
             if let Some(w) = engine.workload(k) {
                 for ps in &w.pod_sets {
                     for (r, amount) in &ps.per_pod {
@@ -443,7 +444,7 @@ fn other_local_queues(
 fn wait_for(
     checker: &mut Checker,
     engine: &Engine,
-    key: &str,
+    key: &WorkloadKey,
     ev: &Evaluation,
     cq: &str,
 ) -> Vec<NextStep> {
@@ -474,7 +475,7 @@ fn wait_for(
     // Running workloads on the flavors it could use, biggest users of its resources first.
     let mut running: Vec<(Amount, String)> = engine
         .workloads()
-        .filter(|w| w.key() != key)
+        .filter(|w| w.key() != *key)
         .filter_map(|w| {
             let holding = engine.holding_queue(&w.key())?;
             if !in_scope.contains(&holding) {
@@ -494,7 +495,7 @@ fn wait_for(
                 })
                 .map(|(_, _, v)| v)
                 .sum();
-            (used > 0).then(|| (used, w.key()))
+            (used > 0).then(|| (used, w.key().to_string()))
         })
         .collect();
     running.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));

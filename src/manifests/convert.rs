@@ -730,7 +730,7 @@ pub fn convert(inv: &Inventory, opts: &ConvertOptions) -> Result<Converted, Inpu
             )?;
         out.state.namespaces.entry(w.namespace.clone()).or_default();
         out.workloads.push(WorkloadEntry {
-            key: w.key(),
+            key: w.key().to_string(),
             object: obj,
             origin,
             job,

@@ -5,9 +5,9 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use crate::scheduler::Engine;
-use crate::scheduler::decision::{Decision, PendingDetail};
+use crate::scheduler::decision::{Blocked, Decision, PendingDetail};
 use crate::scheduler::quantity::{Amount, format_amount};
+use crate::scheduler::{Engine, WorkloadKey};
 use crate::simulate::Simulation;
 use crate::simulate::result::History;
 
@@ -31,10 +31,10 @@ fn ends(sim: &Simulation) -> BTreeMap<String, End> {
                 End::Finished
             } else if let Some(cq) = sim.after.holding_queue(&key) {
                 End::Admitted(cq.to_string())
-            } else if let Some((r, _, _)) = sim.after.blocked_reason(&key) {
-                End::Pending(r.as_str().to_string())
+            } else if let Some(b) = sim.after.blocked_reason(&key) {
+                End::Pending(b.reason.as_str().to_string())
             } else {
-                match last.get(key.as_str()) {
+                match last.get(&key) {
                     Some(Decision::Pending { reason, .. }) => {
                         End::Pending(reason.as_str().to_string())
                     }
@@ -44,27 +44,38 @@ fn ends(sim: &Simulation) -> BTreeMap<String, End> {
                     _ => End::Pending("PendingEvaluation".into()),
                 }
             };
-            (key, end)
+            (key.to_string(), end)
         })
         .collect()
 }
 
+/// The engine's key for a `namespace/name` text, as this module's maps hold them (a text
+/// that is no key finds nothing).
+fn id(key: &str) -> WorkloadKey {
+    WorkloadKey::parse(key).unwrap_or_default()
+}
+
 fn pending_message(sim: &Simulation, key: &str) -> (String, String) {
-    if let Some((r, m, d)) = sim.after.blocked_reason(key) {
+    if let Some(Blocked {
+        reason: r,
+        message: m,
+        detail: d,
+    }) = sim.after.blocked_reason(&id(key))
+    {
         let m = match d {
             PendingDetail::ClusterQueueInactive { why, .. } => format!("{m}: {}", why.message()),
             _ => m,
         };
         return (r.as_str().to_string(), m);
     }
-    match sim.report.last_decisions().get(key) {
+    match sim.report.last_decisions().get(&id(key)) {
         // Parked along with an equivalent workload: say why that one waits.
         Some(Decision::Pending {
             reason,
             detail: PendingDetail::SameAsEquivalent { workload },
             ..
         }) => {
-            let (_, why) = pending_message(sim, workload);
+            let (_, why) = pending_message(sim, &workload.to_string());
             (
                 reason.as_str().to_string(),
                 format!("like its equivalent {workload}: {why}"),
@@ -84,7 +95,7 @@ fn pending_message(sim: &Simulation, key: &str) -> (String, String) {
 }
 
 fn flavors_of(engine: &Engine, key: &str) -> String {
-    let Some(adm) = engine.workload(key).and_then(|w| w.admission.as_ref()) else {
+    let Some(adm) = engine.workload(&id(key)).and_then(|w| w.admission.as_ref()) else {
         return String::new();
     };
     let mut parts: Vec<String> = Vec::new();
@@ -102,7 +113,7 @@ fn flavors_of(engine: &Engine, key: &str) -> String {
 
 fn lq_of(engine: &Engine, key: &str) -> String {
     engine
-        .workload(key)
+        .workload(&id(key))
         .map(|w| w.queue_name.clone())
         .unwrap_or_default()
 }
@@ -254,8 +265,8 @@ pub fn render(
             color,
         );
         for key in &admitted_now {
-            let cq = sim.after.holding_queue(key).unwrap_or("");
-            let prio = sim.after.workload(key).map_or(0, |w| w.priority);
+            let cq = sim.after.holding_queue(&id(key)).unwrap_or("");
+            let prio = sim.after.workload(&id(key)).map_or(0, |w| w.priority);
             t.add_row(vec![
                 paint.good(key),
                 paint.plain(lq_of(&sim.after, key)),
@@ -287,7 +298,7 @@ pub fn render(
             color,
         );
         for (key, (by, reason, _)) in &history.preempted {
-            let w = sim.after.workload(key);
+            let w = sim.after.workload(&id(key));
             let now = match end.get(key) {
                 Some(End::Admitted(cq)) => format!("admitted again in {cq}"),
                 Some(End::Pending(r)) => format!("pending ({r})"),
@@ -320,7 +331,7 @@ pub fn render(
         );
         for key in &pending {
             let (reason, message) = pending_message(sim, key);
-            let prio = sim.after.workload(key).map_or(0, |w| w.priority);
+            let prio = sim.after.workload(&id(key)).map_or(0, |w| w.priority);
             t.add_row(vec![
                 paint.warn(key),
                 paint.plain(lq_of(&sim.after, key)),

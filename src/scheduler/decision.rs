@@ -2,6 +2,7 @@
 //! each with the numbers behind it. Wording lives in `super::message` (upstream's exact
 //! condition messages) and in the CLI's output layer (explanations for people).
 
+use super::key::WorkloadKey;
 use super::labels::Taint;
 use super::quantity::Amount;
 
@@ -210,7 +211,7 @@ pub struct Assignment {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Target {
-    pub workload: String,
+    pub workload: WorkloadKey,
     pub cluster_queue: String,
     pub reason: PreemptionReason,
     pub priority: i32,
@@ -276,7 +277,7 @@ pub enum PendingDetail {
     /// Parked without evaluation: an equivalent workload (same priority and podSets) just
     /// failed with this reason.
     SameAsEquivalent {
-        workload: String,
+        workload: WorkloadKey,
     },
     NoLocalQueue {
         local_queue: String,
@@ -344,7 +345,7 @@ impl InactiveReason {
 /// One decision about one workload.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WorkloadDecision {
-    pub workload: String,
+    pub workload: WorkloadKey,
     pub decision: Decision,
 }
 

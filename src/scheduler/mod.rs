@@ -35,5 +35,6 @@ pub(crate) mod view;
 pub mod whatif;
 
 pub use decision::{CycleOutcome, Decision, PendingReason, PreemptionReason, WorkloadDecision};
+pub use key::WorkloadKey;
 pub use model::ClusterState;
 pub use state::Engine;

@@ -14,6 +14,7 @@ use std::hash::{Hash, Hasher};
 use super::decision::{Blocked, InactiveReason, PendingDetail, PendingReason};
 use super::id::{CohortId, CqId, FlavorId, FrId, Id, IdVec, NodeId, ResId, WlId};
 use super::index::Names;
+use super::key::WorkloadKey;
 use super::labels::{Taint, Toleration};
 use super::model::{
     ClusterQueue, ClusterState, LocalQueue, Millis, MissingSelector, SchedulerConfig, StopPolicy,
@@ -118,7 +119,7 @@ impl LastState {
 #[derive(Debug, Clone)]
 pub struct WlState {
     pub w: Workload,
-    pub key: String,
+    pub key: WorkloadKey,
     /// The ClusterQueue its LocalQueue points to, when both exist.
     pub target_cq: Option<CqId>,
     /// Why it is not queued (when pending).
@@ -165,7 +166,7 @@ pub struct Engine {
     pub(crate) lqs: BTreeMap<(String, String), LocalQueue>,
     pub(crate) namespaces: BTreeMap<String, BTreeMap<String, String>>,
     pub(crate) wls: IdVec<WlId, Option<WlState>>,
-    pub(crate) wl_ids: BTreeMap<String, WlId>,
+    pub(crate) wl_ids: BTreeMap<WorkloadKey, WlId>,
     pub(crate) cycle: u64,
     /// ClusterQueue of each tree node (None for cohorts).
     pub(crate) cq_of_node: IdVec<NodeId, Option<CqId>>,
@@ -642,7 +643,7 @@ impl Engine {
         self.attempts
     }
 
-    pub fn workload_id(&self, key: &str) -> Option<WlId> {
+    pub fn workload_id(&self, key: &WorkloadKey) -> Option<WlId> {
         self.wl_ids.get(key).copied()
     }
 

@@ -7,6 +7,7 @@ use super::result::output_list;
 use super::runner::{RunReport, run_to_fixpoint};
 use crate::manifests::{ConvertOptions, Converted, InputError, Inventory, convert};
 use crate::scheduler::Engine;
+use crate::scheduler::key::WorkloadKey;
 use crate::scheduler::model::{Millis, StopPolicy};
 
 #[derive(Debug)]
@@ -52,7 +53,7 @@ impl Simulation {
         }
         let converted = convert(&inventory, opts).map_err(SimulateError::Input)?;
         let mut engine = Engine::new(converted.state.clone());
-        let evicting: Vec<String> = engine
+        let evicting: Vec<WorkloadKey> = engine
             .workloads()
             .filter(|w| w.evicted && w.admission.is_some())
             .map(|w| w.key())
@@ -63,7 +64,7 @@ impl Simulation {
         // HoldAndDrain evicts what a stopped queue admitted; offline there are no pods to wait for.
         let mut drained = std::collections::BTreeMap::new();
         let state = &converted.state;
-        let holding: Vec<(String, String, String, String)> = engine
+        let holding: Vec<(WorkloadKey, String, String, String)> = engine
             .workloads()
             .filter_map(|w| {
                 Some((
@@ -92,7 +93,7 @@ impl Simulation {
             };
             if let Some((reason, message)) = why {
                 engine.release(&key);
-                drained.insert(key, (reason.to_string(), message.to_string()));
+                drained.insert(key.to_string(), (reason.to_string(), message.to_string()));
             }
         }
         let before = engine.clone();

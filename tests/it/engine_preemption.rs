@@ -324,8 +324,8 @@ fn the_preemptor_waits_for_its_victims_to_release_quota() {
     // The victim still holds its quota: the next cycle preempts nothing new and admits nothing.
     let second = engine.run_cycle(NOW);
     assert_eq!(second.admitted().count(), 0);
-    assert!(engine.is_evicted("ns/low"));
-    assert!(engine.release("ns/low"));
+    assert!(engine.is_evicted(&key("ns/low")));
+    assert!(engine.release(&key("ns/low")));
     let third = engine.run_cycle(NOW);
     assert_eq!(
         third
