@@ -11,6 +11,7 @@ use super::decision::{
 use super::fair_sharing;
 use super::flavor_assigner::{Assigned, Assigner};
 use super::id::{CqId, FrId, NodeId, WlId};
+use super::message;
 use super::model::{Admission, Millis, PodSetAdmission, PreemptionPolicy};
 use super::preemption::{self, Request, Victim};
 use super::quantity::Amount;
@@ -126,9 +127,11 @@ impl Engine {
                     decision: Decision::Pending {
                         cluster_queue: Some(cq_name.clone()),
                         reason: e.reason,
-                        message: "Bypassed scheduling evaluation because an equivalent workload recently failed".to_string(),
+                        message: message::EQUIVALENT_FAILED.to_string(),
                         assignment: None,
-                        detail: PendingDetail::SameAsEquivalent { workload: head.clone() },
+                        detail: PendingDetail::SameAsEquivalent {
+                            workload: head.clone(),
+                        },
                     },
                 });
             }
@@ -180,7 +183,7 @@ impl Engine {
             if !self.namespace_selected(cq, &self.wl(wl).w.namespace) {
                 e.inadmissible = true;
                 e.reason = PendingReason::Misconfigured;
-                e.message = "workload namespace doesn't match ClusterQueue selector".to_string();
+                e.message = message::NAMESPACE_MISMATCH.to_string();
                 e.detail = PendingDetail::NamespaceNotSelected {
                     namespace: self.wl(wl).w.namespace.clone(),
                 };
@@ -323,8 +326,7 @@ impl Engine {
         }
         if e.targets.iter().any(|t| preempted.contains(&t.wl)) {
             e.status = Status::Skipped;
-            e.message =
-                "Workload has overlapping preemption targets with another workload".to_string();
+            e.message = message::OVERLAPPING_TARGETS.to_string();
             e.reason = PendingReason::WaitingForQuota;
             e.detail = PendingDetail::OverlappingTargets;
             return;
@@ -332,7 +334,7 @@ impl Engine {
         let usage = assigned.usage.clone();
         if !self.fits_after_removals(e.cq, &usage, preempted, &e.targets, now) {
             e.status = Status::Skipped;
-            e.message = "Workload no longer fits after processing another workload".to_string();
+            e.message = message::NO_LONGER_FITS.to_string();
             e.reason = PendingReason::WaitingForQuota;
             e.detail = PendingDetail::NoLongerFits;
             return;
@@ -405,27 +407,18 @@ impl Engine {
     }
 
     fn issue_preemptions(&mut self, e: &mut Entry, now: Millis, outcome: &mut CycleOutcome) {
-        let preemptor = self.wl(e.wl);
-        let uid = if preemptor.w.uid.is_empty() {
-            "UNKNOWN".to_string()
-        } else {
-            preemptor.w.uid.clone()
-        };
-        let job_uid = preemptor
-            .w
-            .job_uid
-            .clone()
-            .filter(|u| !u.is_empty())
-            .unwrap_or_else(|| "UNKNOWN".to_string());
-        let preemptor_path = self.cqs[e.cq].path.clone();
+        let preemptor = &self.wl(e.wl).w;
+        let preemptor_path = &self.cqs[e.cq].path;
         let mut targets = Vec::with_capacity(e.targets.len());
         for v in &e.targets {
             let victim = self.wl(v.wl);
             let victim_cq = victim.holding.as_ref().map_or(e.cq, |h| h.cq);
-            let message = format!(
-                "Preempted to accommodate a workload (UID: {uid}, JobUID: {job_uid}) due to {}; preemptor path: {preemptor_path}; preemptee path: {}",
-                v.reason.human(),
-                self.cqs[victim_cq].path
+            let message = message::preempted(
+                &preemptor.uid,
+                preemptor.job_uid.as_deref(),
+                v.reason,
+                preemptor_path,
+                &self.cqs[victim_cq].path,
             );
             targets.push(Target {
                 workload: victim.key.clone(),
@@ -439,11 +432,7 @@ impl Engine {
             self.wl_mut(v.wl).evicted = true;
         }
         self.epoch += 1;
-        let message = format!(
-            "{}. Pending the preemption of {} workload(s)",
-            e.message,
-            targets.len()
-        );
+        let message = message::pending_preemption(&e.message, targets.len());
         e.preempting = true;
         e.clear_last = true;
         e.requeue = RequeueReason::PendingPreemption;

@@ -1,5 +1,5 @@
 //! What a scheduling cycle decided, as data: admissions, preemptions and pending workloads,
-//! each with the numbers behind it. Wording lives in `super::message` (upstream's exact
+//! each with the numbers behind it. Wording lives in [`super::message`] (upstream's exact
 //! condition messages) and in the CLI's output layer (explanations for people).
 
 use super::key::WorkloadKey;
@@ -82,16 +82,10 @@ impl PreemptionReason {
         }
     }
 
-    /// The phrase upstream puts into the eviction message.
+    /// The phrase upstream puts into the eviction message
+    /// ([`super::message::preemption_phrase`]).
     pub fn human(self) -> &'static str {
-        match self {
-            PreemptionReason::InClusterQueue => "prioritization in the ClusterQueue",
-            PreemptionReason::InCohortReclamation => "reclamation within the cohort",
-            PreemptionReason::InCohortFairSharing => "Fair Sharing within the cohort",
-            PreemptionReason::InCohortReclaimWhileBorrowing => {
-                "reclamation within the cohort while borrowing"
-            }
-        }
+        super::message::preemption_phrase(self)
     }
 
     pub fn parse(s: &str) -> Option<Self> {
@@ -320,25 +314,9 @@ impl InactiveReason {
         }
     }
 
+    /// The `Active=False` message ([`super::message::cluster_queue_not_active`]).
     pub fn message(&self) -> String {
-        match self {
-            InactiveReason::Stopped => "Can't admit new workloads: is stopped.".to_string(),
-            InactiveReason::FlavorNotFound(f) => {
-                format!(
-                    "Can't admit new workloads: references missing ResourceFlavor(s): {}.",
-                    f.join(",")
-                )
-            }
-            InactiveReason::CohortCycle(c) => {
-                format!("Can't admit new workloads: cohort {c} is part of a cycle.")
-            }
-            InactiveReason::Unsupported(f) => {
-                format!(
-                    "Can't admit new workloads: uses features kubectl-kueue does not support: {}.",
-                    f.join(", ")
-                )
-            }
-        }
+        super::message::cluster_queue_not_active(self)
     }
 }
 

@@ -11,9 +11,10 @@ use super::decision::{
 };
 use super::id::{CqId, FlavorId, FrId, ResId, WlId};
 use super::labels::{Toleration, first_untolerated, pod_matches_flavor_labels};
+use super::message;
 use super::model::{FungibilityPreference, QuotaCheckStrategy, WhenCanBorrow, WhenCanPreempt};
 use super::preemption;
-use super::quantity::{Amount, format_amount};
+use super::quantity::Amount;
 use super::state::{FlavorScan, LastState};
 use super::tree::Tree;
 use super::view::View;
@@ -146,20 +147,13 @@ impl Assigned {
 
     /// Upstream's `Assignment.Message()`.
     pub fn message(&self) -> String {
-        let mut parts = Vec::new();
-        for ps in &self.pod_sets {
-            if ps.reasons.is_empty() {
-                continue;
-            }
-            let mut reasons = ps.reasons.clone();
-            reasons.sort();
-            parts.push(format!(
-                "couldn't assign flavors to pod set {}: {}",
-                ps.name,
-                reasons.join(", ")
-            ));
-        }
-        parts.join("; ")
+        let parts: Vec<String> = self
+            .pod_sets
+            .iter()
+            .filter(|ps| !ps.reasons.is_empty())
+            .map(|ps| message::pod_set_unassigned(&ps.name, &ps.reasons))
+            .collect();
+        message::assignment(&parts)
     }
 
     /// The (flavor, resource) pairs assigned in preemption mode.
@@ -354,10 +348,7 @@ impl Assigner<'_, '_> {
                         continue;
                     }
                     result.uncovered.push(res);
-                    group_reasons = vec![format!(
-                        "resource {} unavailable in ClusterQueue",
-                        view.names.resources[res]
-                    )];
+                    group_reasons = vec![message::resource_not_covered(&view.names.resources[res])];
                     failed = true;
                     break;
                 };
@@ -450,11 +441,9 @@ impl Assigner<'_, '_> {
             let fname = &view.names.flavors[fid];
             if let Some(outcome) = self.static_mismatch(fid, ps) {
                 reasons.push(match &outcome {
-                    FlavorOutcome::NotFound => format!("flavor {fname} not found"),
-                    FlavorOutcome::UntoleratedTaint(t) => {
-                        format!("untolerated taint {t} in flavor {fname}")
-                    }
-                    _ => format!("flavor {fname} doesn't match node affinity"),
+                    FlavorOutcome::NotFound => message::flavor_not_found(fname),
+                    FlavorOutcome::UntoleratedTaint(t) => message::untolerated_taint(t, fname),
+                    _ => message::affinity_mismatch(fname),
                 });
                 result.attempts.push(FlavorAttempt {
                     flavor: fname.clone(),
@@ -619,12 +608,8 @@ impl Assigner<'_, '_> {
             preemption_gate: None,
         };
         if val > potential {
-            let msg = format!(
-                "insufficient quota for {resource} in flavor {flavor}, previously considered podsets requests ({}) + current podset request ({}) > maximum capacity ({})",
-                format_amount(&resource, previously),
-                format_amount(&resource, request),
-                format_amount(&resource, potential),
-            );
+            let msg =
+                message::exceeds_max_quota(&resource, &flavor, previously, request, potential);
             return QuotaFit {
                 check,
                 message: Some(msg),
@@ -641,10 +626,7 @@ impl Assigner<'_, '_> {
                 no_fit: None,
             };
         }
-        let msg = format!(
-            "insufficient unused quota for {resource} in flavor {flavor}, {} more needed",
-            format_amount(&resource, val - available)
-        );
+        let msg = message::insufficient_unused_quota(&resource, &flavor, val - available);
         let preemption = &cq.spec.preemption;
         let while_borrowing = preemption
             .borrow_within_cohort

@@ -25,6 +25,7 @@ pub mod inspect;
 pub mod key;
 pub mod labels;
 pub mod live;
+pub mod message;
 pub mod model;
 pub mod preemption;
 pub mod quantity;

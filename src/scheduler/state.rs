@@ -16,6 +16,7 @@ use super::id::{CohortId, CqId, FlavorId, FrId, Id, IdVec, NodeId, ResId, WlId};
 use super::index::Names;
 use super::key::WorkloadKey;
 use super::labels::{Taint, Toleration};
+use super::message;
 use super::model::{
     ClusterQueue, ClusterState, LocalQueue, Millis, MissingSelector, SchedulerConfig, StopPolicy,
     Workload,
@@ -552,10 +553,7 @@ impl Engine {
         if !w.unsupported.is_empty() {
             st.block = Some(Blocked::new(
                 PendingReason::Unsupported,
-                format!(
-                    "kubectl-kueue does not support {} on workloads",
-                    w.unsupported.join(", ")
-                ),
+                message::unsupported_workload(&w.unsupported),
                 PendingDetail::Unsupported {
                     fields: w.unsupported.clone(),
                 },
@@ -565,7 +563,7 @@ impl Engine {
         if !w.active {
             st.block = Some(Blocked::new(
                 PendingReason::Deactivated,
-                "The workload is deactivated".to_string(),
+                message::DEACTIVATED,
                 PendingDetail::Deactivated,
             ));
             return;
@@ -573,7 +571,7 @@ impl Engine {
         let Some(lq) = self.lqs.get(&(w.namespace.clone(), w.queue_name.clone())) else {
             st.block = Some(Blocked::new(
                 PendingReason::Misconfigured,
-                format!("LocalQueue {} doesn't exist", w.queue_name),
+                message::local_queue_missing(&w.queue_name),
                 PendingDetail::NoLocalQueue {
                     local_queue: w.queue_name.clone(),
                 },
@@ -583,7 +581,7 @@ impl Engine {
         if lq.stop_policy != StopPolicy::None {
             st.block = Some(Blocked::new(
                 PendingReason::Suspended,
-                format!("LocalQueue {} is inactive", w.queue_name),
+                message::local_queue_inactive(&w.queue_name),
                 PendingDetail::LocalQueueStopped {
                     local_queue: w.queue_name.clone(),
                 },
@@ -593,7 +591,7 @@ impl Engine {
         let Some(&cq) = self.cq_ids.get(&lq.cluster_queue) else {
             st.block = Some(Blocked::new(
                 PendingReason::Misconfigured,
-                format!("ClusterQueue {} doesn't exist", lq.cluster_queue),
+                message::cluster_queue_missing(&lq.cluster_queue),
                 PendingDetail::NoClusterQueue {
                     cluster_queue: lq.cluster_queue.clone(),
                 },
@@ -604,7 +602,7 @@ impl Engine {
         if let Some(why) = &self.cqs[cq].inactive {
             st.block = Some(Blocked::new(
                 PendingReason::Suspended,
-                format!("ClusterQueue {} is inactive", lq.cluster_queue),
+                message::cluster_queue_inactive(&lq.cluster_queue),
                 PendingDetail::ClusterQueueInactive {
                     cluster_queue: lq.cluster_queue.clone(),
                     why: why.clone(),

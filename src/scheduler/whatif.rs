@@ -69,7 +69,7 @@ impl Engine {
                 mode: FitMode::NoFit,
                 would_preempt: vec![],
                 reason: Some(PendingReason::Misconfigured),
-                message: "workload namespace doesn't match ClusterQueue selector".to_string(),
+                message: super::message::NAMESPACE_MISMATCH.to_string(),
                 detail: PendingDetail::NamespaceNotSelected { namespace },
             });
         }
