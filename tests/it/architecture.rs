@@ -6,7 +6,10 @@
 //! `src/scheduler/queue.rs` makes `the_engine_names_no_io_clock_or_hash_map` fail with
 //! "src/scheduler/queue.rs:12: `HashMap`"; adding `use crate::kube::watch;` to
 //! `src/simulate/runner.rs` makes `modules_depend_only_downwards` fail with
-//! "src/simulate/runner.rs: simulate must not use crate::kube". Both were removed again.
+//! "src/simulate/runner.rs: simulate must not use crate::kube"; adding
+//! `use super::preemption::Victim;` to `src/scheduler/fair_sharing.rs` makes
+//! `preemption_and_fair_sharing_depend_one_way` fail with "src/scheduler/fair_sharing.rs:14:
+//! `super::preemption`". All were removed again.
 
 use std::path::{Path, PathBuf};
 
@@ -272,6 +275,39 @@ fn modules_depend_only_downwards() {
                 if !occurrences(&code, &format!("crate::{b}")).is_empty() {
                     found.push(format!("{}: {module} must not use crate::{b}", rel(&f)));
                 }
+            }
+        }
+    }
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+/// Fair sharing's shares and admission order sit below preemption: fair-sharing preemption
+/// reads shares, never the other way round. Classical and fair-sharing preemption share
+/// only `preemption::common`, never each other's helpers.
+#[test]
+fn preemption_and_fair_sharing_depend_one_way() {
+    const RULES: &[(&str, &[&str])] = &[
+        (
+            "src/scheduler/fair_sharing.rs",
+            &["super::preemption", "scheduler::preemption"],
+        ),
+        (
+            "src/scheduler/preemption/classical.rs",
+            &["super::fair_sharing", "preemption::fair_sharing"],
+        ),
+        (
+            "src/scheduler/preemption/fair_sharing.rs",
+            &["super::classical", "preemption::classical"],
+        ),
+    ];
+    let mut found = Vec::new();
+    for (file, banned) in RULES {
+        let files = rust_files(file);
+        assert_eq!(files.len(), 1, "{file} is gone: update this rule");
+        let code = code_only(&std::fs::read_to_string(&files[0]).unwrap());
+        for b in *banned {
+            for line in occurrences(&code, b) {
+                found.push(format!("{file}:{line}: `{b}`"));
             }
         }
     }
