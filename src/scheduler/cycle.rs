@@ -10,6 +10,7 @@ use super::decision::{
 };
 use super::fair_sharing;
 use super::flavor_assigner::{Assigned, Assigner};
+use super::guard::WhatIf;
 use super::id::{CqId, FrId, NodeId, WlId};
 use super::message;
 use super::model::{Admission, Millis, PodSetAdmission, PreemptionPolicy};
@@ -392,15 +393,14 @@ impl Engine {
         let mut tree = std::mem::take(&mut self.tree);
         let fits = {
             let view = self.view(now);
+            let mut without_victims = WhatIf::new(&mut tree);
             for &w in &removed {
-                preemption::remove_from_tree(&view, &mut tree, w);
+                without_victims.take_out(&view, w);
             }
             let node = view.cq_node(cq);
-            let fits = usage.iter().all(|&(fr, v)| tree.available(node, fr) >= v);
-            for &w in &removed {
-                preemption::add_back(&view, &mut tree, w);
-            }
-            fits
+            usage
+                .iter()
+                .all(|&(fr, v)| without_victims.available(node, fr) >= v)
         };
         self.tree = tree;
         fits

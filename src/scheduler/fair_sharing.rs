@@ -10,6 +10,7 @@
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
+use super::guard::WhatIf;
 use super::id::{CqId, FrId, NodeId, ResId, WlId};
 use super::quantity::Amount;
 use super::tree::Tree;
@@ -165,14 +166,13 @@ pub(crate) fn next_entry(
         let Some(c) = remaining.get(&cq) else {
             continue;
         };
-        tree.add_usages(cq_node, &c.usage);
-        let mut share = drs(view, tree, cq_node, None);
-        let ancestors: Vec<NodeId> = tree.ancestors(cq_node).collect();
-        for a in ancestors {
+        let mut admitted = WhatIf::new(tree);
+        admitted.add(cq_node, &c.usage);
+        let mut share = drs(view, &admitted, cq_node, None);
+        for a in admitted.ancestors(cq_node) {
             drs_at.insert((a, cq), share);
-            share = drs(view, tree, a, None);
+            share = drs(view, &admitted, a, None);
         }
-        tree.remove_usages(cq_node, &c.usage);
     }
     tournament(view, tree, root, remaining, &drs_at).expect("a contender under the root")
 }

@@ -19,6 +19,7 @@ pub mod decision;
 pub mod events;
 pub mod fair_sharing;
 pub mod flavor_assigner;
+pub(crate) mod guard;
 pub mod id;
 pub mod index;
 pub mod inspect;

@@ -7,9 +7,10 @@
 //! lower priority, most recently reserved) until the preemptor fits, then the set is
 //! minimised by adding victims back in reverse. The tree is restored before returning.
 
-use super::common::{add_back, candidate_order, fill_back, remove_from_tree, workload_fits};
+use super::common::{candidate_order, fill_back, workload_fits};
 use super::{Request, Victim};
 use crate::scheduler::decision::PreemptionReason;
+use crate::scheduler::guard::WhatIf;
 use crate::scheduler::id::WlId;
 use crate::scheduler::id::{CqId, NodeId};
 use crate::scheduler::model::PreemptionPolicy;
@@ -184,18 +185,16 @@ pub(super) fn targets(view: &View, tree: &mut Tree, req: &Request) -> Vec<Victim
         &[true, false]
     };
     for &allow_borrowing in attempts {
+        let mut without = WhatIf::new(tree);
         let mut targets: Vec<Candidate> = Vec::new();
         for c in &all {
-            if !candidate_is_valid(view, tree, req, c, allow_borrowing) {
+            if !candidate_is_valid(view, &without, req, c, allow_borrowing) {
                 continue;
             }
-            remove_from_tree(view, tree, c.wl);
+            without.take_out(view, c.wl);
             targets.push(*c);
-            if workload_fits(view, tree, req, allow_borrowing) {
-                let kept = fill_back(view, tree, req, targets, |c| c.wl, allow_borrowing);
-                for t in &kept {
-                    add_back(view, tree, t.wl);
-                }
+            if workload_fits(view, &without, req, allow_borrowing) {
+                let kept = fill_back(view, &mut without, req, targets, |c| c.wl, allow_borrowing);
                 return kept
                     .into_iter()
                     .map(|c| Victim {
@@ -204,9 +203,6 @@ pub(super) fn targets(view: &View, tree: &mut Tree, req: &Request) -> Vec<Victim
                     })
                     .collect();
             }
-        }
-        for t in &targets {
-            add_back(view, tree, t.wl);
         }
     }
     Vec::new()

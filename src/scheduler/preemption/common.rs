@@ -1,28 +1,14 @@
-//! What classical and fair-sharing preemption share: the what-if on the quota tree, the fit
-//! check, upstream's candidate order, and minimising a victim set.
+//! What classical and fair-sharing preemption share: the fit check, upstream's candidate
+//! order, and minimising a victim set.
 
 use std::cmp::Ordering;
 
 use super::Request;
+use crate::scheduler::guard::WhatIf;
 use crate::scheduler::id::{CqId, WlId};
 use crate::scheduler::state::WlState;
 use crate::scheduler::tree::Tree;
 use crate::scheduler::view::View;
-
-/// Removes a workload's usage from the tree (for a what-if); undo with [`add_back`].
-pub(crate) fn remove_from_tree(view: &View, tree: &mut Tree, wl: WlId) {
-    let st = view.wl(wl);
-    if let Some(h) = &st.holding {
-        tree.remove_usages(view.cqs[h.cq].node, &h.usage);
-    }
-}
-
-pub(crate) fn add_back(view: &View, tree: &mut Tree, wl: WlId) {
-    let st = view.wl(wl);
-    if let Some(h) = &st.holding {
-        tree.add_usages(view.cqs[h.cq].node, &h.usage);
-    }
-}
 
 /// Does the request fit the preemptor's ClusterQueue now (optionally without borrowing)?
 pub(crate) fn workload_fits(
@@ -58,11 +44,11 @@ pub(crate) fn candidate_order(view: &View, preemptor_cq: CqId, a: WlId, b: WlId)
 
 /// Adds victims back, last-but-one first, keeping out only those still needed (upstream's
 /// `fillBackWorkloads`). Upstream swaps the last target into a freed slot; we keep that
-/// order. Every victim in `targets` is out of the tree on entry; the kept ones still are on
-/// return.
-pub(crate) fn fill_back<T>(
-    view: &View,
-    tree: &mut Tree,
+/// order. Every victim in `targets` is taken out in `what_if` on entry; the kept ones still
+/// are on return.
+pub(crate) fn fill_back<'u, T>(
+    view: &View<'u>,
+    what_if: &mut WhatIf<'_, 'u>,
     req: &Request,
     mut targets: Vec<T>,
     wl_of: impl Fn(&T) -> WlId,
@@ -74,13 +60,13 @@ pub(crate) fn fill_back<T>(
     let mut i = targets.len() - 1;
     while i > 0 {
         i -= 1;
-        add_back(view, tree, wl_of(&targets[i]));
-        if workload_fits(view, tree, req, allow_borrowing) {
+        what_if.put_back(wl_of(&targets[i]));
+        if workload_fits(view, what_if, req, allow_borrowing) {
             let last = targets.len() - 1;
             targets.swap(i, last);
             targets.pop();
         } else {
-            remove_from_tree(view, tree, wl_of(&targets[i]));
+            what_if.take_out(view, wl_of(&targets[i]));
         }
     }
     targets

@@ -7,10 +7,11 @@
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use super::common::{add_back, candidate_order, fill_back, remove_from_tree, workload_fits};
+use super::common::{candidate_order, fill_back, workload_fits};
 use super::{Request, Victim};
 use crate::scheduler::decision::PreemptionReason;
 use crate::scheduler::fair_sharing::{Drs, compare, drs};
+use crate::scheduler::guard::WhatIf;
 use crate::scheduler::id::{CqId, NodeId, WlId};
 use crate::scheduler::model::{FairSharingStrategy, PreemptionPolicy};
 use crate::scheduler::tree::Tree;
@@ -36,24 +37,25 @@ pub(super) fn preemptions(view: &View, tree: &mut Tree, req: &Request) -> Vec<Vi
                 FairSharingStrategy::LessThanInitialShare,
             ]
         });
-    tree.add_usages(node, req.usage);
-    let (mut fits, mut targets, retry) =
-        first_strategy(view, tree, req, &candidates, strategies[0]);
-    if !fits && strategies.len() > 1 {
-        fits = second_strategy(view, tree, req, &retry, &mut targets);
-    }
-    tree.remove_usages(node, req.usage);
-    if !fits {
-        for t in &targets {
-            add_back(view, tree, t.wl);
+    let (fits, targets) = {
+        // Shares are computed as if the preemptor were admitted.
+        let mut admitted = WhatIf::new(tree);
+        admitted.add(node, req.usage);
+        let mut first = first_strategy(view, &mut admitted, req, &candidates, strategies[0]);
+        if !first.fits && strategies.len() > 1 {
+            first.fits =
+                second_strategy(view, &mut admitted, req, &first.retry, &mut first.targets);
         }
+        (first.fits, first.targets)
+    };
+    if !fits {
         return Vec::new();
     }
-    let kept = fill_back(view, tree, req, targets, |v| v.wl, true);
-    for t in &kept {
-        add_back(view, tree, t.wl);
+    let mut without = WhatIf::new(tree);
+    for t in &targets {
+        without.take_out(view, t.wl);
     }
-    kept
+    fill_back(view, &mut without, req, targets, |v| v.wl, true)
 }
 
 fn find_candidates(view: &View, tree: &Tree, req: &Request) -> Vec<WlId> {
@@ -88,12 +90,14 @@ fn find_candidates(view: &View, tree: &Tree, req: &Request) -> Vec<WlId> {
 }
 
 /// Fits with the preemptor's own usage (added for share computations) taken out again.
-fn fits_for_fair_sharing(view: &View, tree: &mut Tree, req: &Request) -> bool {
-    let node = view.cq_node(req.cq);
-    tree.remove_usages(node, req.usage);
-    let fits = workload_fits(view, tree, req, true);
-    tree.add_usages(node, req.usage);
-    fits
+fn fits_for_fair_sharing<'u>(
+    view: &View<'u>,
+    admitted: &mut WhatIf<'_, 'u>,
+    req: &Request<'u>,
+) -> bool {
+    let mut not_yet = admitted.nested();
+    not_yet.remove(view.cq_node(req.cq), req.usage);
+    workload_fits(view, &not_yet, req, true)
 }
 
 /// Orders target ClusterQueues: from the root, the child with the highest share.
@@ -228,19 +232,18 @@ fn shares(view: &View, tree: &Tree, ordering: &TargetOrdering, target: NodeId) -
     (drs(view, tree, p, None), drs(view, tree, t, None))
 }
 
-fn target_share_after_removal(
-    view: &View,
-    tree: &mut Tree,
+fn target_share_after_removal<'u>(
+    view: &View<'u>,
+    what_if: &mut WhatIf<'_, 'u>,
     ordering: &TargetOrdering,
     target: NodeId,
     wl: WlId,
 ) -> Drs {
-    remove_from_tree(view, tree, wl);
-    let l = lca(tree, ordering, target);
-    let t = almost_lca(tree, target, l);
-    let d = drs(view, tree, t, None);
-    add_back(view, tree, wl);
-    d
+    let mut without = what_if.nested();
+    without.take_out(view, wl);
+    let l = lca(&without, ordering, target);
+    let t = almost_lca(&without, target, l);
+    drs(view, &without, t, None)
 }
 
 fn passes(
@@ -259,13 +262,22 @@ fn passes(
     }
 }
 
-fn first_strategy(
-    view: &View,
-    tree: &mut Tree,
-    req: &Request,
+/// What the first strategy found: victims taken out so far, and the candidates it passed
+/// over for the second strategy.
+struct FirstPass {
+    fits: bool,
+    targets: Vec<Victim>,
+    retry: Vec<WlId>,
+}
+
+/// Takes victims out in `tree` as it goes; they stay out on return.
+fn first_strategy<'u>(
+    view: &View<'u>,
+    tree: &mut WhatIf<'_, 'u>,
+    req: &Request<'u>,
     candidates: &[WlId],
     strategy: FairSharingStrategy,
-) -> (bool, Vec<Victim>, Vec<WlId>) {
+) -> FirstPass {
     let mut ordering = TargetOrdering::new(view, tree, req, candidates);
     let mut targets = Vec::new();
     let mut retry = Vec::new();
@@ -284,10 +296,14 @@ fn first_strategy(
             let Some(wl) = ordering.pop(target) else {
                 continue;
             };
-            remove_from_tree(view, tree, wl);
+            tree.take_out(view, wl);
             targets.push(Victim { wl, reason });
             if fits_for_fair_sharing(view, tree, req) {
-                return (true, targets, Vec::new());
+                return FirstPass {
+                    fits: true,
+                    targets,
+                    retry: Vec::new(),
+                };
             }
             continue;
         }
@@ -301,26 +317,35 @@ fn first_strategy(
         while let Some(wl) = ordering.pop(target) {
             let target_new = target_share_after_removal(view, tree, &ordering, target, wl);
             if passes(strategy, &preemptor_new, &target_old, &target_new) {
-                remove_from_tree(view, tree, wl);
+                tree.take_out(view, wl);
                 targets.push(Victim {
                     wl,
                     reason: PreemptionReason::InCohortFairSharing,
                 });
                 if fits_for_fair_sharing(view, tree, req) {
-                    return (true, targets, Vec::new());
+                    return FirstPass {
+                        fits: true,
+                        targets,
+                        retry: Vec::new(),
+                    };
                 }
                 break;
             }
             retry.push(wl);
         }
     }
-    (false, targets, retry)
+    FirstPass {
+        fits: false,
+        targets,
+        retry,
+    }
 }
 
-fn second_strategy(
-    view: &View,
-    tree: &mut Tree,
-    req: &Request,
+/// Takes further victims out in `tree`; they stay out on return.
+fn second_strategy<'u>(
+    view: &View<'u>,
+    tree: &mut WhatIf<'_, 'u>,
+    req: &Request<'u>,
     retry: &[WlId],
     targets: &mut Vec<Victim>,
 ) -> bool {
@@ -336,7 +361,7 @@ fn second_strategy(
         if let Some(wl) = ordering.pop(target)
             && passed
         {
-            remove_from_tree(view, tree, wl);
+            tree.take_out(view, wl);
             targets.push(Victim {
                 wl,
                 reason: PreemptionReason::InCohortFairSharing,

@@ -14,12 +14,11 @@ mod fair_sharing;
 
 use super::decision::{FitMode, PreemptionReason};
 use super::flavor_assigner::Fit;
+use super::guard::WhatIf;
 use super::id::{CqId, FrId, WlId};
 use super::quantity::Amount;
 use super::tree::Tree;
 use super::view::View;
-
-pub(crate) use common::{add_back, remove_from_tree};
 
 /// A workload to evict, and why.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,13 +72,13 @@ pub(crate) fn simulate(
             borrow: tree.lowest_subtree_that_fits(node, fr, val).0,
         };
     }
-    for t in &targets {
-        remove_from_tree(view, tree, t.wl);
-    }
-    let borrow = tree.lowest_subtree_that_fits(node, fr, val).0;
-    for t in &targets {
-        add_back(view, tree, t.wl);
-    }
+    let borrow = {
+        let mut without_victims = WhatIf::new(tree);
+        for t in &targets {
+            without_victims.take_out(view, t.wl);
+        }
+        without_victims.lowest_subtree_that_fits(node, fr, val).0
+    };
     let in_cq = targets
         .iter()
         .any(|t| view.wl(t.wl).holding.as_ref().is_some_and(|h| h.cq == cq));
