@@ -9,11 +9,13 @@
 //!
 //! Module map: [`quantity`] (amounts), [`labels`] (selectors, taints), [`model`] (input),
 //! [`tree`] (quota arithmetic), [`queue`] (pending queues), [`state`] (the engine's
-//! records), [`flavor_assigner`], [`preemption`], [`fair_sharing`], [`cycle`] (one cycle),
-//! [`events`] (changes between cycles), [`decision`] (outcomes), [`inspect`] (read-only
-//! queries for status and explain), [`whatif`] (one workload evaluated without changing
-//! anything).
+//! records), `build` (the engine from a cluster picture), [`flavor_assigner`],
+//! [`preemption`], [`fair_sharing`], [`cycle`] (one cycle), `guard` (what-ifs on the tree),
+//! [`events`] (changes between cycles), [`decision`] (outcomes), [`message`] (upstream's
+//! condition texts), [`inspect`] (read-only queries for status and explain), [`whatif`] (one
+//! workload evaluated without changing anything).
 
+pub(crate) mod build;
 pub mod cycle;
 pub mod decision;
 pub mod events;
