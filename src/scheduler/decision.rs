@@ -133,23 +133,33 @@ pub struct ResourceCheck {
     pub previously_assigned: Amount,
     /// This podSet's request.
     pub requested: Amount,
+    /// Unused quota the ClusterQueue can reach without preempting, borrowing included.
     pub available: Amount,
+    /// The most it could ever get, with every workload gone; a larger total is
+    /// `ExceedsMaxQuota`.
     pub potential_available: Amount,
+    /// The ClusterQueue's own quota for this flavor and resource.
     pub nominal: Amount,
     pub borrowing_limit: Option<Amount>,
     pub lending_limit: Option<Amount>,
+    /// What the ClusterQueue's workloads use of it now.
     pub cq_usage: Amount,
+    /// How the total fits: in unused quota, by preempting, or not at all.
     pub mode: FitMode,
+    /// Upstream's borrowing level: 0 within nominal quota, else the height of the lowest
+    /// cohort subtree whose quota holds the rest.
     pub borrow_level: u32,
     /// Set when the resource did not fit in unused quota.
     pub preemption_gate: Option<PreemptionGate>,
 }
 
 impl ResourceCheck {
+    /// What the workload asks of this flavor and resource: earlier podSets' and this one's.
     pub fn total(&self) -> Amount {
         self.previously_assigned + self.requested
     }
 
+    /// How much unused quota the total lacks (zero when it fits).
     pub fn short_by(&self) -> Amount {
         (self.total() - self.available).max(Amount::ZERO)
     }
@@ -158,9 +168,14 @@ impl ResourceCheck {
 /// Why one flavor was or was not chosen for a podSet's resource group.
 #[derive(Debug, Clone, PartialEq)]
 pub enum FlavorOutcome {
+    /// No ResourceFlavor of that name exists.
     NotFound,
+    /// The flavor has a taint the podSet does not tolerate.
     UntoleratedTaint(Taint),
+    /// The podSet's node selector or required node affinity excludes the flavor's labels.
     AffinityMismatch,
+    /// Checked against quota: the worst mode and borrowing level over the group's resources,
+    /// and each resource's check.
     Quota {
         mode: FitMode,
         borrow_level: u32,
@@ -168,6 +183,7 @@ pub enum FlavorOutcome {
     },
 }
 
+/// One flavor tried for a podSet's resource group, and what came of it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FlavorAttempt {
     pub flavor: String,
@@ -191,6 +207,7 @@ pub struct PodSetAssignment {
     pub uncovered: Vec<String>,
 }
 
+/// A workload's flavor assignment as decisions report it (names, not ids).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Assignment {
     pub pod_sets: Vec<PodSetAssignment>,
@@ -200,9 +217,11 @@ pub struct Assignment {
     pub borrowing: u32,
     /// (flavor, resource, amount) the admission would use, sorted.
     pub usage: Vec<(String, String, Amount)>,
+    /// The pending reason when some podSet fits nowhere (`ExceedsMaxQuota`...).
     pub no_fit_reason: Option<PendingReason>,
 }
 
+/// A workload chosen for preemption.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Target {
     pub workload: WorkloadKey,
@@ -213,6 +232,7 @@ pub struct Target {
     pub message: String,
 }
 
+/// What a cycle decided for one workload.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Decision {
     /// Quota reserved: `status.admission` and `QuotaReserved=True`.

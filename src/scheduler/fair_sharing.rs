@@ -16,12 +16,18 @@ use super::quantity::Amount;
 use super::tree::Tree;
 use super::view::View;
 
+/// A node's dominant resource share, as the module's doc defines it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Drs {
+    /// The node's fair-sharing weight.
     pub weight: f64,
+    /// The largest borrowed-per-lendable ratio (per 1000), before the weight.
     pub ratio: f64,
+    /// The resource name with that ratio.
     pub dominant: Option<String>,
+    /// Does the node borrow anything?
     pub borrowing: bool,
+    /// The (flavor, resource) pairs it borrows on.
     pub borrowed_frs: Vec<FrId>,
 }
 
@@ -67,6 +73,7 @@ impl Drs {
     }
 }
 
+/// Orders shares, lowest first; weight 0 while borrowing ranks above every other share.
 pub fn compare(a: &Drs, b: &Drs) -> Ordering {
     match (a.zero_weight_borrows(), b.zero_weight_borrows()) {
         (true, true) => a.ratio.total_cmp(&b.ratio),

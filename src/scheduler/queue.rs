@@ -11,30 +11,54 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::id::WlId;
 use super::model::{Millis, QueueingStrategy};
 
-/// Sort key of a pending workload in its ClusterQueue.
+/// Sort key of a pending workload in its ClusterQueue: fields compare in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct QueueKey {
+    /// Minus the priority, so higher priority sorts first.
     pub neg_priority: i64,
+    /// Queue-order time: earlier sorts first.
     pub time: Millis,
+    /// The workload's stable tie-break, between equal times.
     pub tiebreak: u64,
     pub id: WlId,
 }
 
-/// Why a workload goes back to its queue, deciding whether it may be retried at once.
+/// Why a workload goes back to its queue, deciding whether it may be retried at once (see
+/// [`CqQueue::requeue`]): under StrictFIFO every reason but `NamespaceMismatch` goes straight
+/// back to the heap; under BestEffortFIFO only `FailedAfterNomination` and
+/// `PendingPreemption` do, and the others park until capacity frees.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RequeueReason {
+    /// Nothing more specific is known. A cycle never requeues with it: an entry still
+    /// carrying it when the cycle ends was skipped after nomination, and is requeued as
+    /// `FailedAfterNomination`.
     Generic,
+    /// Nominated, then skipped while processing: an earlier entry of the cycle took the
+    /// quota it counted on, or one of its preemption targets. Retried at once, since the next
+    /// cycle may decide differently.
     FailedAfterNomination,
+    /// The workload's namespace does not match the ClusterQueue's `namespaceSelector`. Never
+    /// retried at once, not even under StrictFIFO: nothing but a namespace or selector change
+    /// can help.
     NamespaceMismatch,
+    /// It issued preemptions and waits for its victims to release their quota. Retried at
+    /// once, and under BestEffortFIFO it stays the queue's head (the sticky preemptor).
     PendingPreemption,
+    /// No flavor can hold it, even with preemption. Under BestEffortFIFO it parks, with its
+    /// equivalent workloads.
     NoFit,
+    /// It would fit by preempting, but no workload may be preempted for it. Under
+    /// BestEffortFIFO it parks, with its equivalent workloads.
     PreemptionNoCandidates,
 }
 
+/// One ClusterQueue's pending workloads.
 #[derive(Debug, Clone, Default)]
 pub struct CqQueue {
     pub strategy: QueueingStrategy,
+    /// The workloads that may be popped, in queue order.
     pub heap: BTreeSet<QueueKey>,
+    /// Parked workloads, waiting for capacity to free before they are tried again.
     pub inadmissible: BTreeMap<WlId, QueueKey>,
     /// The workload waiting for its preemptions (sticky head under BestEffortFIFO).
     pub preemptor: Option<QueueKey>,

@@ -26,6 +26,7 @@ use super::quantity::Amount;
 use super::queue::{CqQueue, QueueKey};
 use super::tree::Tree;
 
+/// A ResourceFlavor's scheduling constraints.
 #[derive(Debug, Clone)]
 pub struct FlavorInfo {
     pub labels: BTreeMap<String, String>,
@@ -33,46 +34,60 @@ pub struct FlavorInfo {
     pub tolerations: Vec<Toleration>,
 }
 
+/// One resource group of a ClusterQueue, interned.
 #[derive(Debug, Clone)]
 pub struct GroupInfo {
+    /// The resources it covers.
     pub covered: Vec<ResId>,
+    /// Its flavors, in the order they are tried.
     pub flavors: Vec<FlavorId>,
     /// `frs[flavor_index][covered_index]`
     pub frs: Vec<Vec<FrId>>,
 }
 
+/// A ClusterQueue as the engine keeps it.
 #[derive(Debug, Clone)]
 pub struct CqInfo {
     pub name: String,
+    /// Its node in the quota tree.
     pub node: NodeId,
     pub spec: ClusterQueue,
     pub groups: Vec<GroupInfo>,
+    /// The group covering each resource (an index into `groups`).
     pub group_of: BTreeMap<ResId, usize>,
+    /// Why it admits nothing (stopped, a flavor missing...); `None` when active.
     pub inactive: Option<InactiveReason>,
     /// Bumped when quota changes or a workload stops holding quota here.
     pub generation: u64,
     /// `/root/.../cq`, as upstream prints it in eviction messages.
     pub path: String,
+    /// The `pods` resource, when a resource group covers it: each pod then requests one.
     pub covers_pods: Option<ResId>,
     /// Workloads holding quota here.
     pub holding: BTreeSet<WlId>,
 }
 
+/// A Cohort (explicit, or implicit: only named by a ClusterQueue or a child cohort).
 #[derive(Debug, Clone)]
 pub struct CohortInfo {
     pub name: String,
+    /// Its node in the quota tree.
     pub node: NodeId,
+    /// Its ancestry loops: it has no parent in the tree and its ClusterQueues are inactive.
     pub in_cycle: bool,
 }
 
+/// A podSet's request, with resource names interned.
 #[derive(Debug, Clone)]
 pub struct PodSetReq {
     pub name: String,
     pub count: i32,
     pub min_count: Option<i32>,
+    /// What one pod requests, per resource.
     pub per_pod: Vec<(ResId, Amount)>,
 }
 
+/// The quota a workload holds: where, and how much per (flavor, resource).
 #[derive(Debug, Clone)]
 pub struct Holding {
     pub cq: CqId,
@@ -118,8 +133,10 @@ impl LastState {
     }
 }
 
+/// The engine's record of one workload.
 #[derive(Debug, Clone)]
 pub struct WlState {
+    /// The workload as given, with its admission fields kept up to date by cycles and events.
     pub w: Workload,
     pub key: WorkloadKey,
     /// The ClusterQueue its LocalQueue points to, when both exist.
@@ -127,11 +144,17 @@ pub struct WlState {
     /// Why it is not queued (when pending).
     pub block: Option<Blocked>,
     pub pod_sets: Vec<PodSetReq>,
+    /// Equivalence hash: workloads with the same one are parked together.
     pub hash: u64,
+    /// The quota it holds, when it holds some.
     pub holding: Option<Holding>,
+    /// Chosen as a victim: it keeps its quota until [`Engine::release`].
     pub evicted: bool,
+    /// When it got its quota (victims go most recently reserved first).
     pub reserved_at: Option<Millis>,
+    /// Its flavor scan progress, while pending.
     pub last: Option<LastState>,
+    /// Its place in its ClusterQueue's queue.
     pub queue_key: QueueKey,
     /// The engine epoch of its last evaluation (0: never evaluated).
     pub evaluated_at: u64,
@@ -142,12 +165,14 @@ impl WlState {
         self.w.priority
     }
 
+    /// Does it hold quota on any of `frs`?
     pub fn uses_any(&self, frs: &[FrId]) -> bool {
         self.holding
             .as_ref()
             .is_some_and(|h| h.usage.iter().any(|(fr, _)| frs.contains(fr)))
     }
 
+    /// Neither holding quota nor finished.
     pub fn is_pending(&self) -> bool {
         self.holding.is_none() && !self.w.finished
     }

@@ -13,6 +13,7 @@
 use super::id::{FrId, Id, IdVec, NodeId};
 use super::quantity::Amount;
 
+/// One node's quota for one (flavor, resource), as its spec gives it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Quota {
     pub nominal: Amount,
@@ -20,6 +21,7 @@ pub struct Quota {
     pub lending_limit: Option<Amount>,
 }
 
+/// A ClusterQueue or Cohort in the tree.
 #[derive(Debug, Clone)]
 pub struct Node {
     pub parent: Option<NodeId>,
@@ -27,16 +29,20 @@ pub struct Node {
     pub child_cohorts: Vec<NodeId>,
     pub is_cq: bool,
     pub quota: IdVec<FrId, Quota>,
+    /// Its nominal plus what its children lend upward (see the module's invariants).
     pub subtree_quota: IdVec<FrId, Amount>,
+    /// Its usage, as the module's invariants define it.
     pub usage: IdVec<FrId, Amount>,
     /// Distance to the furthest leaf (a ClusterQueue has 0, a cohort of queues 1).
     pub height: u32,
     pub fair_weight: f64,
 }
 
+/// The forest of cohort trees (a ClusterQueue without a cohort is a root of its own).
 #[derive(Debug, Clone, Default)]
 pub struct Tree {
     pub nodes: IdVec<NodeId, Node>,
+    /// How many (flavor, resource) pairs every node is sized for.
     pub num_fr: usize,
 }
 
@@ -147,6 +153,7 @@ impl Tree {
         }
     }
 
+    /// What is left of [`Tree::local_quota`] after `n`'s usage.
     pub fn local_available(&self, n: NodeId, fr: FrId) -> Amount {
         (self.local_quota(n, fr) - self.nodes[n].usage[fr]).max(Amount::ZERO)
     }
@@ -190,6 +197,8 @@ impl Tree {
         avail
     }
 
+    /// Adds `v` to `n`'s usage, and what does not fit in its held-back part to its parent's,
+    /// up to the root.
     pub fn add_usage(&mut self, n: NodeId, fr: FrId, v: Amount) {
         let local_available = self.local_available(n, fr);
         let node = &mut self.nodes[n];
@@ -201,6 +210,7 @@ impl Tree {
         }
     }
 
+    /// Undoes [`Tree::add_usage`].
     pub fn remove_usage(&mut self, n: NodeId, fr: FrId, v: Amount) {
         let stored_in_parent = self.nodes[n].usage[fr] - self.local_quota(n, fr);
         let node = &mut self.nodes[n];
@@ -231,10 +241,12 @@ impl Tree {
         node.subtree_quota[fr] < node.usage[fr] + v
     }
 
+    /// Is `n` over its subtree quota on `fr`?
     pub fn borrowing(&self, n: NodeId, fr: FrId) -> bool {
         self.borrowing_with(n, fr, Amount::ZERO)
     }
 
+    /// Is `n` within its subtree quota on every one of `frs`?
     pub fn within_nominal_in(&self, n: NodeId, frs: &[FrId]) -> bool {
         frs.iter().all(|&fr| !self.borrowing(n, fr))
     }

@@ -46,6 +46,7 @@ enum Status {
 struct Entry {
     /// The ClusterQueue it was popped from.
     cq: CqId,
+    /// The workload it is for.
     wl: WlId,
     /// Its place in the queue, to put it back there.
     key: QueueKey,
@@ -53,12 +54,15 @@ struct Entry {
     assigned: Option<Assigned>,
     /// Victims that would make room for it (empty when it fits, or nothing can be preempted).
     targets: Vec<Victim>,
+    /// How far it got.
     status: Status,
     /// Why it goes back to its queue, which decides whether it may be retried at once.
     requeue: RequeueReason,
-    /// The `QuotaReserved=False` reason, message and detail it gets if it stays pending.
+    /// The `QuotaReserved=False` reason it gets if it stays pending.
     reason: PendingReason,
+    /// The condition message that goes with `reason` (from [`message`]).
     message: String,
+    /// The numbers behind `reason`, for `explain`.
     detail: PendingDetail,
     /// Failed before flavor assignment (namespace not selected), so it is not ordered or
     /// processed.
