@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use kubectl_kueue::cli::Cli;
+use kubectl_kueue::commands::Cli;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();

@@ -14,9 +14,10 @@ use clap::{Args, CommandFactory, ValueEnum};
 use clap_complete::Shell;
 use kube::api::{Api, ListParams};
 
+use super::Cli;
 use super::common;
 use crate::api::{ClusterQueue, LocalQueue, Workload, WorkloadPriorityClass};
-use crate::cli::{Cli, ColorChoice, GlobalArgs};
+use crate::cli::{ColorChoice, GlobalArgs};
 
 #[derive(Debug, Args)]
 #[command(after_help = "\
