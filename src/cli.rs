@@ -48,6 +48,17 @@ pub enum OutputFormat {
     Name,
 }
 
+/// `-o` and `--no-headers`, for commands that print objects or tables.
+#[derive(Debug, Clone, Args)]
+pub struct PrintArgs {
+    /// Output format: table, wide (more columns), json, yaml or name.
+    #[arg(short = 'o', long, value_enum, default_value_t = OutputFormat::Table)]
+    pub output: OutputFormat,
+    /// Don't print table headers.
+    #[arg(long)]
+    pub no_headers: bool,
+}
+
 /// Logs to stderr with an `RUST_LOG`-style filter; `-v` raises the default level.
 pub fn init_tracing(verbose: u8) {
     let level = match verbose {

@@ -1,7 +1,7 @@
 //! What the cluster-facing commands share: a runtime to run async kube calls from the
 //! synchronous command functions, the cluster snapshot with the engine built on it (queue
-//! positions, usage), a workload's state in one word, kubectl-style ages, and printing
-//! objects as `-o json|yaml|name`.
+//! positions, usage), a workload's state in one word, kubectl-style ages, and the printer
+//! of `-o`.
 //!
 //! Everything here reads the Kueue objects themselves (Workload conditions and admissions,
 //! queue specs), so it works the same against our controller and upstream Kueue's.
@@ -11,26 +11,21 @@ use std::future::Future;
 use std::time::Duration;
 
 use anyhow::Context;
-use clap::Args;
 use kube::Resource;
 
 use crate::api::Workload;
 use crate::api::workload_status::condition;
-use crate::cli::{GlobalArgs, OutputFormat};
+use crate::cli::GlobalArgs;
+pub use crate::cli::PrintArgs;
 use crate::kube::Connection;
 use crate::manifests::{ConvertOptions, Converted, Inventory};
+use crate::output::Printer;
 use crate::scheduler::Engine;
 use crate::scheduler::model::Millis;
 
-/// `-o` and `--no-headers`, for commands that print objects or tables.
-#[derive(Debug, Clone, Args)]
-pub struct PrintArgs {
-    /// Output format: table, wide (more columns), json, yaml or name.
-    #[arg(short = 'o', long, value_enum, default_value_t = OutputFormat::Table)]
-    pub output: OutputFormat,
-    /// Don't print table headers.
-    #[arg(long)]
-    pub no_headers: bool,
+/// A printer for commands with `-o` and `--no-headers`.
+pub fn printer(global: &GlobalArgs, print: &PrintArgs) -> Printer {
+    Printer::new(print.output, print.no_headers, global.color)
 }
 
 /// Runs a future to completion on a small runtime of its own.
@@ -304,75 +299,6 @@ pub fn age<K: Resource>(obj: &K, now: Millis) -> String {
     match &obj.meta().creation_timestamp {
         Some(t) => human_duration(now - crate::manifests::convert::millis(t)),
         None => "<unknown>".to_string(),
-    }
-}
-
-/// An object as JSON with its `apiVersion` and `kind` (typed lists from the API server
-/// leave them out of the items).
-pub fn object_json<K>(obj: &K) -> anyhow::Result<serde_json::Value>
-where
-    K: Resource<DynamicType = ()> + serde::Serialize,
-{
-    let mut v = serde_json::to_value(obj)?;
-    if let Some(m) = v.as_object_mut() {
-        m.insert("apiVersion".into(), K::api_version(&()).to_string().into());
-        m.insert("kind".into(), K::kind(&()).to_string().into());
-        // kubectl prints objects with these first; serde_json keeps insertion order only with
-        // preserve_order, so rebuild the map.
-        let mut ordered = serde_json::Map::new();
-        for k in ["apiVersion", "kind", "metadata", "spec", "status"] {
-            if let Some(x) = m.remove(k) {
-                ordered.insert(k.to_string(), x);
-            }
-        }
-        ordered.extend(std::mem::take(m));
-        v = serde_json::Value::Object(ordered);
-    }
-    Ok(v)
-}
-
-/// `kind.group/name`, the `-o name` form (`clusterqueue.kueue.x-k8s.io/team-a-queue`).
-pub fn resource_name<K>(obj: &K) -> String
-where
-    K: Resource<DynamicType = ()>,
-{
-    let group = K::group(&());
-    let kind = K::kind(&()).to_lowercase();
-    let name = obj.meta().name.clone().unwrap_or_default();
-    if group.is_empty() {
-        format!("{kind}/{name}")
-    } else {
-        format!("{kind}.{group}/{name}")
-    }
-}
-
-/// Prints objects as `-o json|yaml|name`: one object alone, several as a `v1 List`, like
-/// kubectl. Returns false for table formats (the caller prints its table).
-pub fn print_objects(
-    values: &[serde_json::Value],
-    names: &[String],
-    output: OutputFormat,
-) -> anyhow::Result<bool> {
-    match output {
-        OutputFormat::Json | OutputFormat::Yaml => {
-            let v = if values.len() == 1 {
-                values[0].clone()
-            } else {
-                serde_json::json!({"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": values})
-            };
-            print!(
-                "{}",
-                crate::output::serialize(&v, output == OutputFormat::Yaml)?
-            );
-            Ok(true)
-        }
-        OutputFormat::Name => {
-            for n in names {
-                println!("{n}");
-            }
-            Ok(true)
-        }
-        OutputFormat::Table | OutputFormat::Wide => Ok(false),
     }
 }
 

@@ -14,10 +14,11 @@ use clap::{Args, CommandFactory, ValueEnum};
 use clap_complete::Shell;
 use kube::api::{Api, ListParams};
 
-use super::Cli;
 use super::common;
+use super::{Cli, CliResult, Outcome};
 use crate::api::{ClusterQueue, LocalQueue, Workload, WorkloadPriorityClass};
 use crate::cli::{ColorChoice, GlobalArgs};
+use crate::output::Printer;
 
 #[derive(Debug, Args)]
 #[command(after_help = "\
@@ -64,9 +65,9 @@ pub fn script(shell: CompletionShell) -> String {
     String::from_utf8(out).expect("completion scripts are UTF-8")
 }
 
-pub fn run(_global: &GlobalArgs, args: CompletionArgs) -> anyhow::Result<u8> {
-    print!("{}", script(args.shell));
-    Ok(0)
+pub fn run(global: &GlobalArgs, args: CompletionArgs) -> CliResult {
+    Printer::text(global.color).write(&script(args.shell))?;
+    Ok(Outcome::Success)
 }
 
 /// The hidden `__complete` command.
@@ -399,7 +400,7 @@ async fn cluster_names(global: &GlobalArgs, what: Dynamic) -> Vec<String> {
 }
 
 /// Runs `__complete`: candidates, then `:<directive>`.
-pub fn run_complete(args: CompleteArgs) -> anyhow::Result<u8> {
+pub fn run_complete(args: CompleteArgs) -> CliResult {
     let words = if args.words.is_empty() {
         vec![String::new()]
     } else {
@@ -425,11 +426,12 @@ pub fn run_complete(args: CompleteArgs) -> anyhow::Result<u8> {
         Offer::Files => (Vec::<String>::new(), DIRECTIVE_DEFAULT),
         Offer::Nothing => (Vec::new(), DIRECTIVE_NO_FILE),
     };
+    let printer = Printer::text(ColorChoice::Never);
     for l in lines {
-        println!("{l}");
+        printer.line(l)?;
     }
-    println!(":{directive}");
-    Ok(0)
+    printer.line(format!(":{directive}"))?;
+    Ok(Outcome::Success)
 }
 
 #[cfg(test)]

@@ -12,8 +12,10 @@ use serde::Serialize;
 use serde_json::json;
 
 use super::common::{self, PrintArgs};
+use super::{CliResult, Outcome};
 use crate::api::{ClusterQueue, LocalQueue, ResourceFlavor, WorkloadPriorityClass};
 use crate::cli::GlobalArgs;
+use crate::output::printer::resource_name;
 use crate::scheduler::quantity::parse_amount;
 
 #[derive(Debug, Args)]
@@ -185,8 +187,8 @@ pub struct CreatePriorityClass {
     pub common: CreateCommon,
 }
 
-pub fn run(global: &GlobalArgs, args: CreateArgs) -> anyhow::Result<u8> {
-    match args.what {
+pub fn run(global: &GlobalArgs, args: CreateArgs) -> CliResult {
+    let outcome = match args.what {
         CreateWhat::ClusterQueue(a) => {
             let cq = cluster_queue(&a)?;
             common::block_on(create_cluster_scoped(global, cq, &a.common))
@@ -201,7 +203,8 @@ pub fn run(global: &GlobalArgs, args: CreateArgs) -> anyhow::Result<u8> {
             common::block_on(create_cluster_scoped(global, wpc, &a.common))
         }
         CreateWhat::LocalQueue(a) => common::block_on(create_local_queue(global, a)),
-    }
+    }?;
+    Ok(outcome)
 }
 
 /// One (flavor, resource) of the quota flags.
@@ -492,18 +495,13 @@ fn verb(dry: DryRun) -> &'static str {
 }
 
 /// Prints a created object: `kind.group/name created`, or the object with `-o`.
-fn print_created<K>(obj: &K, c: &CreateCommon) -> anyhow::Result<()>
+fn print_created<K>(global: &GlobalArgs, obj: &K, c: &CreateCommon) -> anyhow::Result<()>
 where
     K: kube::Resource<DynamicType = ()> + Serialize,
 {
-    let v = common::object_json(obj)?;
-    let name = common::resource_name(obj);
-    if !common::print_objects(
-        std::slice::from_ref(&v),
-        std::slice::from_ref(&name),
-        c.print.output,
-    )? {
-        println!("{name} {}", verb(c.dry_run));
+    let printer = common::printer(global, &c.print);
+    if !printer.objects(&[obj])? {
+        printer.line(format!("{} {}", resource_name(obj), verb(c.dry_run)))?;
     }
     Ok(())
 }
@@ -519,7 +517,7 @@ async fn create_cluster_scoped<K>(
     global: &GlobalArgs,
     obj: K,
     c: &CreateCommon,
-) -> anyhow::Result<u8>
+) -> anyhow::Result<Outcome>
 where
     K: kube::Resource<DynamicType = (), Scope = k8s_openapi::ClusterResourceScope>
         + Serialize
@@ -528,21 +526,21 @@ where
         + std::fmt::Debug,
 {
     if c.dry_run == DryRun::Client {
-        print_created(&obj, c)?;
-        return Ok(0);
+        print_created(global, &obj, c)?;
+        return Ok(Outcome::Success);
     }
     let conn = common::connect(global).await?;
     let api: Api<K> = Api::all(conn.client);
-    let what = format!("cannot create {}", common::resource_name(&obj));
+    let what = format!("cannot create {}", resource_name(&obj));
     let created = api
         .create(&post_params(c.dry_run), &obj)
         .await
         .map_err(|e| common::api_error(e, &what))?;
-    print_created(&created, c)?;
-    Ok(0)
+    print_created(global, &created, c)?;
+    Ok(Outcome::Success)
 }
 
-async fn create_local_queue(global: &GlobalArgs, a: CreateLocalQueue) -> anyhow::Result<u8> {
+async fn create_local_queue(global: &GlobalArgs, a: CreateLocalQueue) -> anyhow::Result<Outcome> {
     let conn = common::connect(global).await?;
     let lq: LocalQueue = crate::api::from_value(json!({
         "apiVersion": crate::api::API_VERSION, "kind": "LocalQueue",
@@ -551,8 +549,8 @@ async fn create_local_queue(global: &GlobalArgs, a: CreateLocalQueue) -> anyhow:
     }))
     .map_err(|e| anyhow::anyhow!("LocalQueue {}: {e}", a.name))?;
     if a.common.dry_run == DryRun::Client {
-        print_created(&lq, &a.common)?;
-        return Ok(0);
+        print_created(global, &lq, &a.common)?;
+        return Ok(Outcome::Success);
     }
     if !a.ignore_unknown_cq {
         let cqs: Api<ClusterQueue> = Api::all(conn.client.clone());
@@ -576,8 +574,8 @@ async fn create_local_queue(global: &GlobalArgs, a: CreateLocalQueue) -> anyhow:
         .create(&post_params(a.common.dry_run), &lq)
         .await
         .map_err(|e| common::api_error(e, &what))?;
-    print_created(&created, &a.common)?;
-    Ok(0)
+    print_created(global, &created, &a.common)?;
+    Ok(Outcome::Success)
 }
 
 #[cfg(test)]

@@ -4,15 +4,16 @@
 
 use std::io::IsTerminal;
 
-use anyhow::bail;
+use anyhow::{anyhow, bail};
 use clap::{Args, Subcommand};
 use kube::api::{Api, DeleteParams, DynamicObject, ListParams, PropagationPolicy};
 use kube::core::GroupVersionKind;
 
-use super::common;
 use super::create::DryRun;
+use super::{CliResult, Outcome, common};
 use crate::api::Workload;
 use crate::cli::GlobalArgs;
+use crate::output::Printer;
 
 #[derive(Debug, Args)]
 pub struct DeleteArgs {
@@ -58,23 +59,31 @@ struct Target {
     owner: Option<(String, String, String)>,
 }
 
-pub fn run(global: &GlobalArgs, args: DeleteArgs) -> anyhow::Result<u8> {
+pub fn run(global: &GlobalArgs, args: DeleteArgs) -> CliResult {
     let DeleteWhat::Workload(a) = args.what;
     if a.all && !a.names.is_empty() {
-        bail!("give Workload names or --all, not both");
+        return Err(anyhow!("give Workload names or --all, not both").into());
     }
     if !a.all && a.names.is_empty() {
-        bail!(
+        return Err(anyhow!(
             "name the Workloads to delete, or pass --all (kubectl kueue list workload shows them)"
-        );
+        )
+        .into());
     }
     if a.all_namespaces && !a.all {
-        bail!("-A needs --all: a Workload is named within one namespace (use -n)");
+        return Err(
+            anyhow!("-A needs --all: a Workload is named within one namespace (use -n)").into(),
+        );
     }
-    common::block_on(delete_workloads(global, a))
+    let printer = Printer::text(global.color);
+    Ok(common::block_on(delete_workloads(global, &printer, a))?)
 }
 
-async fn delete_workloads(global: &GlobalArgs, a: DeleteWorkload) -> anyhow::Result<u8> {
+async fn delete_workloads(
+    global: &GlobalArgs,
+    printer: &Printer,
+    a: DeleteWorkload,
+) -> anyhow::Result<Outcome> {
     let conn = common::connect(global).await?;
     let client = conn.client.clone();
     let mut workloads: Vec<Workload> = Vec::new();
@@ -98,7 +107,7 @@ async fn delete_workloads(global: &GlobalArgs, a: DeleteWorkload) -> anyhow::Res
                     format!(" in namespace {}", conn.namespace)
                 }
             );
-            return Ok(0);
+            return Ok(Outcome::Success);
         }
     } else {
         let api: Api<Workload> = Api::namespaced(client.clone(), &conn.namespace);
@@ -158,7 +167,7 @@ async fn delete_workloads(global: &GlobalArgs, a: DeleteWorkload) -> anyhow::Res
             .interact()?;
         if !ok {
             eprintln!("Nothing deleted.");
-            return Ok(0);
+            return Ok(Outcome::Success);
         }
     }
 
@@ -205,17 +214,23 @@ async fn delete_workloads(global: &GlobalArgs, a: DeleteWorkload) -> anyhow::Res
                 } else {
                     format!(".{group}")
                 };
-                println!("{}{group_part}/{name} deleted{suffix}", kind.to_lowercase());
+                printer.line(format!(
+                    "{}{group_part}/{name} deleted{suffix}",
+                    kind.to_lowercase()
+                ))?;
             }
             None => {
                 if a.dry_run != DryRun::Client {
                     delete_workload(&client, t, &dp).await?;
                 }
-                println!("workload.kueue.x-k8s.io/{} deleted{suffix}", t.workload);
+                printer.line(format!(
+                    "workload.kueue.x-k8s.io/{} deleted{suffix}",
+                    t.workload
+                ))?;
             }
         }
     }
-    Ok(0)
+    Ok(Outcome::Success)
 }
 
 async fn delete_workload(

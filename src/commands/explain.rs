@@ -3,8 +3,10 @@
 
 use clap::Args;
 
+use super::{CliResult, Outcome};
 use crate::cli::{GlobalArgs, OutputFormat};
 use crate::manifests::ConvertOptions;
+use crate::output::Printer;
 
 #[derive(Debug, Args)]
 #[command(after_help = "\
@@ -37,7 +39,7 @@ pub struct ExplainArgs {
     pub now: Option<String>,
 }
 
-pub fn run(global: &GlobalArgs, args: ExplainArgs) -> anyhow::Result<u8> {
+pub fn run(global: &GlobalArgs, args: ExplainArgs) -> CliResult {
     let now = super::simulate::parse_now(&args.now)?;
     let (inventory, namespace) = if args.files.is_empty() {
         let rt = tokio::runtime::Builder::new_current_thread()
@@ -62,22 +64,19 @@ pub fn run(global: &GlobalArgs, args: ExplainArgs) -> anyhow::Result<u8> {
         strict_namespace_selector: args.strict_namespace_selector,
     };
     let explanation = crate::explain::explain(&inventory, &namespace, &args.target, &opts)?;
+    let printer = Printer::new(args.output, false, global.color);
+    if printer.data(&explanation)? {
+        return Ok(Outcome::Success);
+    }
     match args.output {
-        OutputFormat::Json | OutputFormat::Yaml => {
-            let value = serde_json::to_value(&explanation)?;
-            print!(
-                "{}",
-                crate::output::serialize(&value, args.output == OutputFormat::Yaml)?
-            );
-        }
-        OutputFormat::Name => println!(
+        OutputFormat::Name => printer.line(format!(
             "workload.kueue.x-k8s.io/{}",
             explanation.workload.rsplit('/').next().unwrap_or("")
-        ),
-        _ => print!(
-            "{}",
-            crate::output::explain::render(&explanation, crate::output::use_color(global.color))
-        ),
+        ))?,
+        _ => printer.write(&crate::output::explain::render(
+            &explanation,
+            printer.color(),
+        ))?,
     }
-    Ok(0)
+    Ok(Outcome::Success)
 }

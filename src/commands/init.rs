@@ -11,8 +11,9 @@ use clap::Args;
 use kube::api::{Api, DynamicObject, Patch, PatchParams};
 use kube::core::GroupVersionKind;
 
-use super::common;
+use super::{CliResult, Outcome, common};
 use crate::cli::GlobalArgs;
+use crate::output::Printer;
 use crate::scheduler::quantity::parse_amount;
 
 #[derive(Debug, Clone, Args)]
@@ -402,7 +403,8 @@ fn interactive(a: &InitArgs) -> anyhow::Result<Plan> {
     Plan::from_flags(&a2)
 }
 
-pub fn run(global: &GlobalArgs, a: InitArgs) -> anyhow::Result<u8> {
+pub fn run(global: &GlobalArgs, a: InitArgs) -> CliResult {
+    let printer = Printer::text(global.color);
     let ask_user =
         !a.non_interactive && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     let plan = if ask_user {
@@ -447,17 +449,17 @@ pub fn run(global: &GlobalArgs, a: InitArgs) -> anyhow::Result<u8> {
             std::fs::write(f, &yaml).with_context(|| format!("cannot write {f}"))?;
             eprintln!("Wrote {f}. Apply it with: kubectl apply -f {f}");
         }
-        None if !a.apply => print!("{yaml}"),
+        None if !a.apply => printer.write(&yaml)?,
         None => {}
     }
     if a.apply {
-        common::block_on(apply(global, &yaml))?;
+        common::block_on(apply(global, &printer, &yaml))?;
     }
-    Ok(0)
+    Ok(Outcome::Success)
 }
 
 /// Server-side applies every document, namespaces first (they come first in the file).
-async fn apply(global: &GlobalArgs, yaml: &str) -> anyhow::Result<()> {
+async fn apply(global: &GlobalArgs, printer: &Printer, yaml: &str) -> anyhow::Result<()> {
     let conn = common::connect(global).await?;
     let mut order = 0;
     for doc in crate::manifests::documents::parse_documents("kubectl kueue init", yaml, &mut order)?
@@ -498,7 +500,10 @@ async fn apply(global: &GlobalArgs, yaml: &str) -> anyhow::Result<()> {
         } else {
             format!(".{}", ar.group)
         };
-        println!("{}{group}/{name} configured", types.kind.to_lowercase());
+        printer.line(format!(
+            "{}{group}/{name} configured",
+            types.kind.to_lowercase()
+        ))?;
     }
     Ok(())
 }

@@ -6,8 +6,9 @@
 use clap::Args;
 use serde_json::{Value, json};
 
+use super::{CliResult, Outcome, common};
 use crate::cli::GlobalArgs;
-use crate::commands::common;
+use crate::output::Printer;
 
 /// Where the controller runs when `-n` is not given (upstream's namespace).
 pub const DEFAULT_NAMESPACE: &str = "kueue-system";
@@ -255,20 +256,27 @@ pub fn manifests(namespace: &str, args: &InstallArgs) -> Vec<Value> {
     out
 }
 
-pub fn run(global: &GlobalArgs, args: InstallArgs) -> anyhow::Result<u8> {
+pub fn run(global: &GlobalArgs, args: InstallArgs) -> CliResult {
+    let printer = Printer::text(global.color);
     let namespace = global
         .namespace
         .clone()
         .unwrap_or_else(|| DEFAULT_NAMESPACE.to_string());
     let objects = manifests(&namespace, &args);
     if args.print {
-        print!("{}", yaml_docs(&objects));
-        return Ok(0);
+        printer.write(&yaml_docs(&objects))?;
+        return Ok(Outcome::Success);
     }
     common::block_on(async {
         let conn = crate::kube::connect(global).await?;
-        crate::kube::install::apply_all(&conn.client, &objects, |what| println!("{what} applied"))
-            .await?;
+        let mut printed = Ok(());
+        crate::kube::install::apply_all(&conn.client, &objects, |what| {
+            if printed.is_ok() {
+                printed = printer.line(format!("{what} applied"));
+            }
+        })
+        .await?;
+        printed?;
         // Jobs created right after `install` must already be held.
         let timeout = std::time::Duration::from_secs(30);
         if !crate::kube::install::wait_policy_effective(&conn.client, &namespace, timeout).await {
@@ -279,18 +287,19 @@ pub fn run(global: &GlobalArgs, args: InstallArgs) -> anyhow::Result<u8> {
         anyhow::Ok(())
     })?;
     if args.without_controller {
-        println!(
-            "installed without the controller: run `kubectl kueue run-controller` to schedule queued Jobs"
-        );
+        printer.line(
+            "installed without the controller: run `kubectl kueue run-controller` to schedule queued Jobs",
+        )?;
     } else {
-        println!(
+        printer.line(format!(
             "installed: the controller runs in namespace {namespace} (kubectl -n {namespace} get deployment {CONTROLLER})"
-        );
+        ))?;
     }
-    Ok(0)
+    Ok(Outcome::Success)
 }
 
-pub fn run_uninstall(global: &GlobalArgs, args: UninstallArgs) -> anyhow::Result<u8> {
+pub fn run_uninstall(global: &GlobalArgs, args: UninstallArgs) -> CliResult {
+    let printer = Printer::text(global.color);
     let namespace = global
         .namespace
         .clone()
@@ -316,13 +325,21 @@ pub fn run_uninstall(global: &GlobalArgs, args: UninstallArgs) -> anyhow::Result
             )
             .await?;
             if n > 0 {
-                println!("removed the controller's finalizer from {n} Workload(s)");
+                printer.line(format!(
+                    "removed the controller's finalizer from {n} Workload(s)"
+                ))?;
             }
         }
-        crate::kube::install::delete_all(&conn.client, &objects, |what| println!("{what} deleted"))
-            .await
+        let mut printed = Ok(());
+        crate::kube::install::delete_all(&conn.client, &objects, |what| {
+            if printed.is_ok() {
+                printed = printer.line(format!("{what} deleted"));
+            }
+        })
+        .await?;
+        anyhow::Ok(printed?)
     })?;
-    Ok(0)
+    Ok(Outcome::Success)
 }
 
 #[cfg(test)]

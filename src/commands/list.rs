@@ -9,8 +9,10 @@ use clap::{Args, Subcommand};
 use kube::api::{Api, ListParams};
 
 use super::common::{self, PrintArgs, Snapshot, WorkloadState};
+use super::{CliResult, Outcome};
 use crate::api::{ClusterQueue, LocalQueue, ResourceFlavor, Workload};
 use crate::cli::GlobalArgs;
+use crate::output::Printer;
 use crate::output::list as render;
 
 #[derive(Debug, Args)]
@@ -134,12 +136,13 @@ pub fn local_queue_counts(
     out
 }
 
-pub fn run(global: &GlobalArgs, args: ListArgs) -> anyhow::Result<u8> {
-    let color = crate::output::use_color(global.color);
-    common::block_on(async move {
+pub fn run(global: &GlobalArgs, args: ListArgs) -> CliResult {
+    let color = global.color;
+    Ok(common::block_on(async move {
         let conn = common::connect(global).await?;
         let client = conn.client.clone();
         let now = common::now_millis();
+        let printer = |print: &PrintArgs| Printer::new(print.output, print.no_headers, color);
         match args.what {
             ListWhat::ClusterQueue(a) => {
                 let api: Api<ClusterQueue> = Api::all(client.clone());
@@ -181,8 +184,8 @@ pub fn run(global: &GlobalArgs, args: ListArgs) -> anyhow::Result<u8> {
                             .any(|r| Some(&r.name) == c.metadata.name.as_ref())
                     })
                     .collect();
-                print_or(&keep, a.print.output, || {
-                    render::cluster_queues(&rows, a.print.no_headers, color)
+                print_or(&keep, &printer(&a.print), |p| {
+                    render::cluster_queues(&rows, p.no_headers(), p.color())
                 })
             }
             ListWhat::LocalQueue(a) => {
@@ -235,8 +238,8 @@ pub fn run(global: &GlobalArgs, args: ListArgs) -> anyhow::Result<u8> {
                         }
                     })
                     .collect();
-                print_or(&keep, a.print.output, || {
-                    render::local_queues(&rows, a.all_namespaces, a.print.no_headers, color)
+                print_or(&keep, &printer(&a.print), |p| {
+                    render::local_queues(&rows, a.all_namespaces, p.no_headers(), p.color())
                 })
             }
             ListWhat::Workload(a) => {
@@ -333,14 +336,8 @@ pub fn run(global: &GlobalArgs, args: ListArgs) -> anyhow::Result<u8> {
                     });
                     keep.push(w);
                 }
-                print_or(&keep, a.print.output, || {
-                    render::workloads(
-                        &rows,
-                        a.all_namespaces,
-                        a.print.output == crate::cli::OutputFormat::Wide,
-                        a.print.no_headers,
-                        color,
-                    )
+                print_or(&keep, &printer(&a.print), |p| {
+                    render::workloads(&rows, a.all_namespaces, p.wide(), p.no_headers(), p.color())
                 })
             }
             ListWhat::ResourceFlavor(a) => {
@@ -365,49 +362,33 @@ pub fn run(global: &GlobalArgs, args: ListArgs) -> anyhow::Result<u8> {
                     })
                     .collect();
                 let keep: Vec<&ResourceFlavor> = rfs.iter().collect();
-                print_or(&keep, a.print.output, || {
-                    render::resource_flavors(&rows, a.print.no_headers, color)
+                print_or(&keep, &printer(&a.print), |p| {
+                    render::resource_flavors(&rows, p.no_headers(), p.color())
                 })
             }
         }
-    })
+    })?)
 }
 
-/// `-o json|yaml|name` of the listed objects, else the table from `table`.
+/// `-o json|yaml|name` of the listed objects (a `v1 List`, as kubectl prints lists), else
+/// the table from `table`.
 fn print_or<K>(
     objs: &[&K],
-    output: crate::cli::OutputFormat,
-    table: impl FnOnce() -> String,
-) -> anyhow::Result<u8>
+    printer: &Printer,
+    table: impl FnOnce(&Printer) -> String,
+) -> anyhow::Result<Outcome>
 where
     K: kube::Resource<DynamicType = ()> + serde::Serialize,
 {
-    let values = objs
-        .iter()
-        .map(|o| common::object_json(*o))
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    let names: Vec<String> = objs.iter().map(|o| common::resource_name(*o)).collect();
-    let printed = match output {
-        // kubectl prints a List even for one item when listing.
-        crate::cli::OutputFormat::Json | crate::cli::OutputFormat::Yaml => {
-            let v = serde_json::json!({"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": values});
-            print!(
-                "{}",
-                crate::output::serialize(&v, output == crate::cli::OutputFormat::Yaml)?
-            );
-            true
-        }
-        _ => common::print_objects(&values, &names, output)?,
-    };
-    if !printed {
-        let t = table();
+    if !printer.listed(objs)? {
+        let t = table(printer);
         if t.is_empty() {
             eprintln!("No resources found.");
         } else {
-            println!("{t}");
+            printer.line(t)?;
         }
     }
-    Ok(0)
+    Ok(Outcome::Success)
 }
 
 /// `--for job/NAME` or `job.batch/NAME`: (kind, name).

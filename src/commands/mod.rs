@@ -6,6 +6,7 @@ pub mod common;
 pub mod completion;
 pub mod create;
 pub mod delete;
+pub mod error;
 pub mod explain;
 pub mod init;
 pub mod install;
@@ -80,8 +81,10 @@ pub enum Command {
     Complete(completion::CompleteArgs),
 }
 
-/// Runs the parsed command; the `u8` is the process exit code.
-pub fn run(cli: Cli) -> anyhow::Result<u8> {
+pub use error::{CliError, CliResult, ExitStatus, Outcome};
+
+/// Runs the parsed command.
+pub fn run(cli: Cli) -> CliResult {
     let global = cli.global;
     match cli.command {
         Command::Simulate(args) => simulate::run(&global, args),

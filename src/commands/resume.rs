@@ -5,8 +5,8 @@
 use clap::{Args, Subcommand};
 use serde_json::json;
 
-use super::common;
 use super::stop::{WorkloadTarget, patch_cluster, patch_namespaced};
+use super::{CliResult, common};
 use crate::api::{ClusterQueue, LocalQueue, Workload};
 use crate::cli::GlobalArgs;
 
@@ -49,9 +49,9 @@ pub struct ResumeQueue {
     pub print: common::PrintArgs,
 }
 
-pub fn run(global: &GlobalArgs, args: ResumeArgs) -> anyhow::Result<u8> {
+pub fn run(global: &GlobalArgs, args: ResumeArgs) -> CliResult {
     let none = json!({"spec": {"stopPolicy": "None"}});
-    common::block_on(async {
+    Ok(common::block_on(async {
         match args.what {
             ResumeWhat::ClusterQueue(a) => {
                 patch_cluster::<ClusterQueue>(global, &a.name, none, "resumed", a.dry_run, &a.print)
@@ -75,5 +75,5 @@ pub fn run(global: &GlobalArgs, args: ResumeArgs) -> anyhow::Result<u8> {
                 .await
             }
         }
-    })
+    })?)
 }

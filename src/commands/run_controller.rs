@@ -6,6 +6,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Args;
 
+use super::{CliResult, Outcome};
 use crate::cli::GlobalArgs;
 use crate::controller::http::parse_address;
 use crate::controller::{self, Options};
@@ -48,7 +49,7 @@ pub struct RunControllerArgs {
     pub max_concurrent_writes: usize,
 }
 
-pub fn run(global: &GlobalArgs, args: RunControllerArgs) -> anyhow::Result<u8> {
+pub fn run(global: &GlobalArgs, args: RunControllerArgs) -> CliResult {
     let raw = match &args.config {
         Some(path) => Some(controller::read_config(path)?),
         None => None,
@@ -121,7 +122,7 @@ pub fn run(global: &GlobalArgs, args: RunControllerArgs) -> anyhow::Result<u8> {
     })?;
     // Background tasks (HTTP servers, finished watches) must not hold the process.
     runtime.shutdown_timeout(Duration::from_secs(1));
-    Ok(0)
+    Ok(Outcome::Success)
 }
 
 /// SIGTERM (what Kubernetes sends) or SIGINT (Ctrl-C).

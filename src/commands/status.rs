@@ -5,7 +5,7 @@
 //! `-w` redraws whenever a watched object changes.
 
 use std::collections::BTreeMap;
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::time::Duration;
 
 use clap::Args;
@@ -14,9 +14,11 @@ use kube::api::Api;
 use kube::runtime::watcher;
 
 use super::common::{self, PrintArgs, Snapshot, WorkloadState};
+use super::{CliResult, Outcome};
 use crate::api::workload_status::condition;
 use crate::api::{ClusterQueue, LocalQueue, Workload};
 use crate::cli::{GlobalArgs, OutputFormat};
+use crate::output::Printer;
 use crate::output::status::{
     ClusterQueueStatus, CohortStatus, LocalQueueStatus, QuotaStatus, StatusView, WorkloadStatus,
 };
@@ -266,12 +268,11 @@ pub fn build(
 }
 
 /// The view as the chosen output format.
-pub fn format(view: &StatusView, print: &PrintArgs, color: bool) -> anyhow::Result<String> {
-    Ok(match print.output {
-        OutputFormat::Json | OutputFormat::Yaml => crate::output::serialize(
-            &serde_json::to_value(view)?,
-            print.output == OutputFormat::Yaml,
-        )?,
+pub fn format(view: &StatusView, printer: &Printer) -> anyhow::Result<String> {
+    if let Some(text) = printer.data_text(view)? {
+        return Ok(text);
+    }
+    Ok(match printer.format() {
         OutputFormat::Name => {
             let mut s = String::new();
             for c in &view.cohorts {
@@ -287,32 +288,32 @@ pub fn format(view: &StatusView, print: &PrintArgs, color: bool) -> anyhow::Resu
             }
             s
         }
-        OutputFormat::Table | OutputFormat::Wide => crate::output::status::render(
+        _ => crate::output::status::render(
             view,
-            print.output == OutputFormat::Wide,
-            print.no_headers,
-            color,
+            printer.wide(),
+            printer.no_headers(),
+            printer.color(),
         ),
     })
 }
 
-pub fn run(global: &GlobalArgs, args: StatusArgs) -> anyhow::Result<u8> {
-    let color = crate::output::use_color(global.color);
-    common::block_on(async move {
+pub fn run(global: &GlobalArgs, args: StatusArgs) -> CliResult {
+    let printer = common::printer(global, &args.print);
+    Ok(common::block_on(async move {
         let conn = common::connect(global).await?;
         let namespace = (!args.all_namespaces).then(|| conn.namespace.clone());
         let render = |snap: &Snapshot| -> anyhow::Result<String> {
             let view = build(snap, namespace.as_deref(), &args.cluster_queues, args.all);
-            format(&view, &args.print, color)
+            format(&view, &printer)
         };
         let snap = Snapshot::read(&conn.client).await?;
         let first = render(&snap)?;
         if !args.watch {
-            print!("{first}");
-            return Ok(0);
+            printer.write(&first)?;
+            return Ok(Outcome::Success);
         }
-        watch(&conn.client, first, render).await
-    })
+        watch(&conn.client, &printer, first, render).await
+    })?)
 }
 
 /// Redraws after every burst of changes to the watched kinds, and every few seconds so wait
@@ -320,21 +321,22 @@ pub fn run(global: &GlobalArgs, args: StatusArgs) -> anyhow::Result<u8> {
 /// separated by a blank line.
 async fn watch(
     client: &kube::Client,
+    printer: &Printer,
     first: String,
     render: impl Fn(&Snapshot) -> anyhow::Result<String>,
-) -> anyhow::Result<u8> {
+) -> anyhow::Result<Outcome> {
     let tty = std::io::stdout().is_terminal();
+    // A closed stdout ends the watch quietly.
     let show = |text: &str| -> bool {
-        let mut out = std::io::stdout().lock();
-        let r = if tty {
-            write!(out, "\x1b[H\x1b[2J{text}")
+        let screen = if tty {
+            format!("\x1b[H\x1b[2J{text}")
         } else {
-            writeln!(out, "{text}")
+            format!("{text}\n")
         };
-        r.and_then(|_| out.flush()).is_ok()
+        printer.write(&screen).is_ok()
     };
     if !show(&first) {
-        return Ok(0);
+        return Ok(Outcome::Success);
     }
     let mut last = first;
     let cfg = watcher::Config::default();
@@ -364,14 +366,14 @@ async fn watch(
         tokio::select! {
             ev = changes.next() => {
                 if ev.is_none() {
-                    return Ok(0);
+                    return Ok(Outcome::Success);
                 }
                 // Let a burst of events settle, then read once.
                 tokio::time::sleep(Duration::from_millis(200)).await;
                 while let Some(Some(_)) = futures::FutureExt::now_or_never(changes.next()) {}
             }
             _ = tick.tick() => {}
-            _ = tokio::signal::ctrl_c() => return Ok(0),
+            _ = tokio::signal::ctrl_c() => return Ok(Outcome::Success),
         }
         let snap = match Snapshot::read(client).await {
             Ok(s) => s,
@@ -383,7 +385,7 @@ async fn watch(
         let text = render(&snap)?;
         if text != last {
             if !show(&text) {
-                return Ok(0);
+                return Ok(Outcome::Success);
             }
             last = text;
         }

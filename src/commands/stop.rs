@@ -10,8 +10,11 @@ use serde::de::DeserializeOwned;
 use serde_json::json;
 
 use super::common::{self, PrintArgs};
+use super::{CliResult, Outcome};
 use crate::api::{ClusterQueue, LocalQueue, Workload};
 use crate::cli::GlobalArgs;
+use crate::output::Printer;
+use crate::output::printer::resource_name;
 
 #[derive(Debug, Args)]
 pub struct StopArgs {
@@ -68,8 +71,8 @@ pub struct WorkloadTarget {
     pub print: PrintArgs,
 }
 
-pub fn run(global: &GlobalArgs, args: StopArgs) -> anyhow::Result<u8> {
-    common::block_on(async {
+pub fn run(global: &GlobalArgs, args: StopArgs) -> CliResult {
+    Ok(common::block_on(async {
         match args.what {
             StopWhat::ClusterQueue(a) => {
                 let policy = if a.keep_already_running {
@@ -115,7 +118,7 @@ pub fn run(global: &GlobalArgs, args: StopArgs) -> anyhow::Result<u8> {
                 .await
             }
         }
-    })
+    })?)
 }
 
 fn kind_word<K: Resource<DynamicType = ()>>() -> String {
@@ -131,7 +134,7 @@ pub async fn patch_cluster<K>(
     verb: &str,
     dry: super::create::DryRun,
     print: &PrintArgs,
-) -> anyhow::Result<u8>
+) -> anyhow::Result<Outcome>
 where
     K: Resource<DynamicType = (), Scope = k8s_openapi::ClusterResourceScope>
         + Clone
@@ -141,7 +144,18 @@ where
 {
     let conn = common::connect(global).await?;
     let api: Api<K> = Api::all(conn.client);
-    apply_patch(api, &kind_word::<K>(), name, name, patch, verb, dry, print).await
+    let printer = common::printer(global, print);
+    apply_patch(
+        api,
+        &kind_word::<K>(),
+        name,
+        name,
+        patch,
+        verb,
+        dry,
+        &printer,
+    )
+    .await
 }
 
 pub async fn patch_namespaced<K>(
@@ -151,7 +165,7 @@ pub async fn patch_namespaced<K>(
     verb: &str,
     dry: super::create::DryRun,
     print: &PrintArgs,
-) -> anyhow::Result<u8>
+) -> anyhow::Result<Outcome>
 where
     K: Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>
         + Clone
@@ -162,6 +176,7 @@ where
     let conn = common::connect(global).await?;
     let api: Api<K> = Api::namespaced(conn.client, &conn.namespace);
     let label = format!("{name} in namespace {}", conn.namespace);
+    let printer = common::printer(global, print);
     apply_patch(
         api,
         &kind_word::<K>(),
@@ -170,7 +185,7 @@ where
         patch,
         verb,
         dry,
-        print,
+        &printer,
     )
     .await
 }
@@ -184,8 +199,8 @@ async fn apply_patch<K>(
     patch: serde_json::Value,
     verb: &str,
     dry: super::create::DryRun,
-    print: &PrintArgs,
-) -> anyhow::Result<u8>
+    printer: &Printer,
+) -> anyhow::Result<Outcome>
 where
     K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Serialize + std::fmt::Debug,
 {
@@ -212,21 +227,15 @@ where
             .await
             .map_err(|e| common::api_error(e, &format!("cannot update {kind} {label}")))?
     };
-    let v = common::object_json(&result)?;
-    let rname = common::resource_name(&result);
-    if !common::print_objects(
-        std::slice::from_ref(&v),
-        std::slice::from_ref(&rname),
-        print.output,
-    )? {
+    if !printer.objects(&[&result])? {
         let suffix = match dry {
             super::create::DryRun::None => "",
             super::create::DryRun::Client => " (dry run)",
             super::create::DryRun::Server => " (server dry run)",
         };
-        println!("{rname} {verb}{suffix}");
+        printer.line(format!("{} {verb}{suffix}", resource_name(&result)))?;
     }
-    Ok(0)
+    Ok(Outcome::Success)
 }
 
 /// JSON merge patch (RFC 7386) applied locally, for `--dry-run=client`.

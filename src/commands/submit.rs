@@ -14,10 +14,13 @@ use k8s_openapi::api::batch::v1::Job;
 use kube::api::{Api, PostParams};
 
 use super::common::{self, PrintArgs, Snapshot, WorkloadState};
+use super::{CliResult, Outcome};
 use crate::api::workload_status::condition;
 use crate::api::{PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL, Workload, WorkloadPriorityClass};
 use crate::cli::GlobalArgs;
 use crate::manifests::job::workload_name_for_job;
+use crate::output::Printer;
+use crate::output::printer::resource_name;
 
 #[derive(Debug, Args)]
 #[command(after_help = "\
@@ -316,7 +319,7 @@ pub fn jobs_from_args(a: &SubmitArgs) -> anyhow::Result<Vec<Job>> {
     Ok(jobs)
 }
 
-pub fn run(global: &GlobalArgs, args: SubmitArgs) -> anyhow::Result<u8> {
+pub fn run(global: &GlobalArgs, args: SubmitArgs) -> CliResult {
     let mut jobs = jobs_from_args(&args)?;
     for j in &mut jobs {
         let changes = prepare_job(j, args.queue.as_deref(), args.priority.as_deref())?;
@@ -324,14 +327,19 @@ pub fn run(global: &GlobalArgs, args: SubmitArgs) -> anyhow::Result<u8> {
             tracing::info!(job = j.metadata.name.as_deref().unwrap_or(""), "set {c}");
         }
     }
+    let printer = common::printer(global, &args.print);
     if args.dry_run {
-        return common::block_on(dry_run(global, &args, jobs));
+        return Ok(common::block_on(dry_run(global, &printer, jobs))?);
     }
-    common::block_on(submit(global, &args, jobs))
+    Ok(common::block_on(submit(global, &printer, &args, jobs))?)
 }
 
 /// `--dry-run`: each Job explained as if created now, on the cluster as it is.
-async fn dry_run(global: &GlobalArgs, args: &SubmitArgs, jobs: Vec<Job>) -> anyhow::Result<u8> {
+async fn dry_run(
+    global: &GlobalArgs,
+    printer: &Printer,
+    jobs: Vec<Job>,
+) -> anyhow::Result<Outcome> {
     let conn = common::connect(global).await?;
     let inventory = crate::kube::read_inventory(&conn.client).await?;
     let opts = crate::manifests::ConvertOptions {
@@ -360,30 +368,18 @@ async fn dry_run(global: &GlobalArgs, args: &SubmitArgs, jobs: Vec<Job>) -> anyh
         };
         results.push(crate::explain::dry_run(&inventory, doc, &opts)?);
     }
-    match args.print.output {
-        crate::cli::OutputFormat::Json | crate::cli::OutputFormat::Yaml => {
-            let value = if results.len() == 1 {
-                serde_json::to_value(&results[0])?
-            } else {
-                serde_json::to_value(&results)?
-            };
-            print!(
-                "{}",
-                crate::output::serialize(
-                    &value,
-                    args.print.output == crate::cli::OutputFormat::Yaml
-                )?
-            );
-        }
-        _ => {
-            let color = crate::output::use_color(global.color);
-            for e in &results {
-                println!("{}", dry_run_verdict(e));
-                print!("{}", crate::output::explain::render(e, color));
-            }
+    let printed = if results.len() == 1 {
+        printer.data(&results[0])?
+    } else {
+        printer.data(&results)?
+    };
+    if !printed {
+        for e in &results {
+            printer.line(dry_run_verdict(e))?;
+            printer.write(&crate::output::explain::render(e, printer.color()))?;
         }
     }
-    Ok(0)
+    Ok(Outcome::Success)
 }
 
 /// One line: would it be admitted now, preempt, or wait?
@@ -432,7 +428,12 @@ fn dry_run_verdict(e: &crate::explain::Explanation) -> String {
     }
 }
 
-async fn submit(global: &GlobalArgs, args: &SubmitArgs, mut jobs: Vec<Job>) -> anyhow::Result<u8> {
+async fn submit(
+    global: &GlobalArgs,
+    printer: &Printer,
+    args: &SubmitArgs,
+    mut jobs: Vec<Job>,
+) -> anyhow::Result<Outcome> {
     let conn = common::connect(global).await?;
     let client = conn.client.clone();
     for job in &mut jobs {
@@ -532,33 +533,31 @@ async fn submit(global: &GlobalArgs, args: &SubmitArgs, mut jobs: Vec<Job>) -> a
             .map_err(|e| common::api_error(e, &format!("cannot create Job {ns}/{name}")))?;
         created.push(c);
     }
-    let values: Vec<serde_json::Value> = created
-        .iter()
-        .map(common::object_json)
-        .collect::<anyhow::Result<_>>()?;
-    let names: Vec<String> = created.iter().map(common::resource_name).collect();
-    let quiet = common::print_objects(&values, &names, args.print.output)?;
-    let mut code = 0;
+    let quiet = printer.objects(&created.iter().collect::<Vec<_>>())?;
+    let mut outcome = Outcome::Success;
     for job in &created {
         if !quiet {
-            println!("{} created", common::resource_name(job));
+            printer.line(format!("{} created", resource_name(job)))?;
         }
-        let report = Reporter::new(!quiet);
-        code = code.max(follow(&client, job, args.wait, args.timeout, report).await?);
+        let report = Reporter::new(printer, !quiet);
+        let followed = follow(&client, job, args.wait, args.timeout, report).await?;
+        outcome = outcome.or_worse(followed);
     }
-    Ok(code)
+    Ok(outcome)
 }
 
 /// Progress on stderr: a spinner on a terminal, one line per change otherwise; the summary
 /// line on stdout for table output.
-struct Reporter {
+struct Reporter<'a> {
+    printer: &'a Printer,
     summary_on_stdout: bool,
     bar: Option<indicatif::ProgressBar>,
 }
 
-impl Reporter {
-    fn new(summary_on_stdout: bool) -> Reporter {
+impl Reporter<'_> {
+    fn new(printer: &Printer, summary_on_stdout: bool) -> Reporter<'_> {
         Reporter {
+            printer,
             summary_on_stdout,
             bar: None,
         }
@@ -582,11 +581,12 @@ impl Reporter {
         }
     }
 
-    fn summary(&self, msg: &str) {
+    fn summary(&self, msg: &str) -> std::io::Result<()> {
         if self.summary_on_stdout {
-            println!("{msg}");
+            self.printer.line(msg)
         } else {
             eprintln!("{msg}");
+            Ok(())
         }
     }
 
@@ -743,8 +743,8 @@ async fn follow(
     job: &Job,
     wait: Option<WaitFor>,
     timeout: Duration,
-    mut report: Reporter,
-) -> anyhow::Result<u8> {
+    mut report: Reporter<'_>,
+) -> anyhow::Result<Outcome> {
     let ns = job.metadata.namespace.clone().unwrap_or_default();
     let job_name = job.metadata.name.clone().unwrap_or_default();
     let uid = job.metadata.uid.clone().unwrap_or_default();
@@ -789,8 +789,8 @@ async fn follow(
                     format!("workload.kueue.x-k8s.io/{wl_name} (expected) in LocalQueue {ns}/{lq}")
                 }
             };
-            report.summary(&format!("{head}: {}", phase.text()));
-            return Ok(0);
+            report.summary(&format!("{head}: {}", phase.text()))?;
+            return Ok(Outcome::Success);
         };
         if last.as_ref() != Some(&phase) {
             report.step(phase.text());
@@ -799,14 +799,14 @@ async fn follow(
         if phase.reached(want) {
             report.done();
             if let Phase::Finished { ok: false, .. } = phase {
-                report.summary(&format!("job.batch/{job_name}: {}", phase.text()));
-                return Ok(3);
+                report.summary(&format!("job.batch/{job_name}: {}", phase.text()))?;
+                return Ok(Outcome::JobFailed);
             }
             report.summary(&format!(
                 "workload.kueue.x-k8s.io/{wl_name}: {}",
                 phase.text()
-            ));
-            return Ok(0);
+            ))?;
+            return Ok(Outcome::Success);
         }
         if Instant::now() >= deadline {
             report.done();
@@ -814,8 +814,8 @@ async fn follow(
                 "workload.kueue.x-k8s.io/{wl_name}: still {} after {}s (--timeout)",
                 phase.text(),
                 timeout.as_secs()
-            ));
-            return Ok(3);
+            ))?;
+            return Ok(Outcome::WaitTimedOut);
         }
         common::sleep(Duration::from_millis(500)).await;
     }

@@ -8,8 +8,10 @@ use clap::Args;
 use k8s_openapi::api::coordination::v1::Lease;
 use kube::api::{Api, ListParams};
 
+use super::{CliResult, Outcome};
 use crate::api::config::DEFAULT_LEADER_ELECTION_ID;
 use crate::cli::GlobalArgs;
+use crate::output::Printer;
 
 #[derive(Debug, Args)]
 #[command(after_help = "\
@@ -91,25 +93,29 @@ async fn server_info(global: &GlobalArgs) -> anyhow::Result<Vec<String>> {
     Ok(out)
 }
 
-pub fn run(global: &GlobalArgs, args: VersionArgs) -> anyhow::Result<u8> {
+pub fn run(global: &GlobalArgs, args: VersionArgs) -> CliResult {
+    let printer = Printer::text(global.color);
     if args.short {
-        println!("{}", env!("CARGO_PKG_VERSION"));
-        return Ok(0);
+        printer.line(env!("CARGO_PKG_VERSION"))?;
+        return Ok(Outcome::Success);
     }
-    println!(
+    printer.line(format!(
         "kubectl-kueue {} (API kueue.x-k8s.io/v1beta1, behaviour of Kueue v0.19)",
         env!("CARGO_PKG_VERSION")
-    );
+    ))?;
     if args.client || !cluster_configured(global) {
-        return Ok(0);
+        return Ok(Outcome::Success);
     }
     let info = super::common::block_on(async {
         tokio::time::timeout(Duration::from_secs(10), server_info(global)).await
     });
-    match info {
-        Ok(Ok(lines)) => lines.iter().for_each(|l| println!("{l}")),
-        Ok(Err(e)) => println!("Server: cannot be reached: {e:#}"),
-        Err(_) => println!("Server: no answer within 10s"),
+    let lines = match info {
+        Ok(Ok(lines)) => lines,
+        Ok(Err(e)) => vec![format!("Server: cannot be reached: {e:#}")],
+        Err(_) => vec!["Server: no answer within 10s".to_string()],
+    };
+    for l in lines {
+        printer.line(l)?;
     }
-    Ok(0)
+    Ok(Outcome::Success)
 }

@@ -4,6 +4,7 @@
 
 pub mod explain;
 pub mod list;
+pub mod printer;
 pub mod simulate;
 pub mod status;
 
@@ -12,6 +13,8 @@ use std::io::IsTerminal;
 use comfy_table::{Cell, CellAlignment, Color, ContentArrangement, Table, presets};
 
 use crate::cli::ColorChoice;
+
+pub use printer::Printer;
 
 /// Whether to color stdout.
 pub fn use_color(choice: ColorChoice) -> bool {
