@@ -8,6 +8,8 @@
 //! - [`manifests`]: reading YAML into API objects and converting them for the engine.
 //! - [`simulate`]: the engine run to a fixpoint offline, with what-if edits.
 //! - [`explain`]: why a workload waits (or how it was admitted), with verified next steps.
+//! - [`view`]: what the user commands show (status summary, queue positions, workload
+//!   states, a submitted Job's phase), as plain data.
 //! - `cli`, `commands`, `output` (feature `cli`): the command line, one module per
 //!   subcommand, and rendering for people and scripts.
 //! - `kube` (feature `cli`): the only module that talks to the API server.
@@ -19,6 +21,7 @@ pub mod explain;
 pub mod manifests;
 pub mod scheduler;
 pub mod simulate;
+pub mod view;
 
 #[cfg(feature = "cli")]
 pub mod cli;

@@ -8,12 +8,16 @@ use anyhow::bail;
 use clap::{Args, Subcommand};
 use kube::api::{Api, ListParams};
 
-use super::common::{self, PrintArgs, Snapshot, WorkloadState};
+use super::common::{self, PrintArgs};
 use super::{CliResult, Outcome};
 use crate::api::{ClusterQueue, LocalQueue, ResourceFlavor, Workload};
 use crate::cli::GlobalArgs;
+use crate::manifests::ObjectKey;
 use crate::output::Printer;
 use crate::output::list as render;
+use crate::output::time::{age, human_duration};
+use crate::view::WorkloadState;
+use crate::view::workload::{assigned_flavors, execution_time, local_queue_counts};
 
 #[derive(Debug, Args)]
 pub struct ListArgs {
@@ -110,32 +114,6 @@ fn params(selector: &Option<String>) -> ListParams {
     }
 }
 
-/// Pending, reserving and admitted workloads per LocalQueue `(namespace, name)`.
-pub fn local_queue_counts(
-    workloads: &[&Workload],
-) -> BTreeMap<(String, String), (usize, usize, usize)> {
-    let mut out: BTreeMap<(String, String), (usize, usize, usize)> = BTreeMap::new();
-    for w in workloads {
-        let Some(q) = w.spec.queue() else { continue };
-        let ns = w
-            .metadata
-            .namespace
-            .clone()
-            .unwrap_or_else(|| "default".into());
-        let e = out.entry((ns, q.to_string())).or_default();
-        match WorkloadState::of(w) {
-            WorkloadState::Pending => e.0 += 1,
-            WorkloadState::Admitted => {
-                e.1 += 1;
-                e.2 += 1
-            }
-            WorkloadState::QuotaReserved | WorkloadState::Evicted => e.1 += 1,
-            WorkloadState::Inactive | WorkloadState::Finished => {}
-        }
-    }
-    out
-}
-
 pub fn run(global: &GlobalArgs, args: ListArgs) -> CliResult {
     let color = global.color;
     Ok(common::block_on(async move {
@@ -151,7 +129,7 @@ pub fn run(global: &GlobalArgs, args: ListArgs) -> CliResult {
                     .await
                     .map_err(|e| common::api_error(e, "cannot list ClusterQueues"))?
                     .items;
-                let snap = Snapshot::read(&client).await?;
+                let snap = common::snapshot(&client).await?;
                 let views: BTreeMap<String, _> = snap
                     .engine
                     .cluster_queues()
@@ -173,7 +151,7 @@ pub fn run(global: &GlobalArgs, args: ListArgs) -> CliResult {
                             pending: v.map_or(0, |v| v.pending),
                             admitted: v.map_or(0, |v| v.admitted),
                             active,
-                            age: common::age(cq, now),
+                            age: age(cq, now),
                         })
                     })
                     .collect();
@@ -231,10 +209,10 @@ pub fn run(global: &GlobalArgs, args: ListArgs) -> CliResult {
                             namespace: ns,
                             name,
                             cluster_queue: lq.spec.cluster_queue_name().unwrap_or("").to_string(),
-                            pending: c.0,
-                            admitted: c.2,
+                            pending: c.pending,
+                            admitted: c.admitted,
                             stop_policy: format!("{:?}", lq.spec.stop_policy),
-                            age: common::age(*lq, now),
+                            age: age(*lq, now),
                         }
                     })
                     .collect();
@@ -258,20 +236,14 @@ pub fn run(global: &GlobalArgs, args: ListArgs) -> CliResult {
                     .await
                     .map_err(|e| common::api_error(e, "cannot list Workloads"))?
                     .items;
-                let snap = Snapshot::read(&client).await?;
+                let snap = common::snapshot(&client).await?;
                 let positions = snap.positions();
                 let mut keep: Vec<&Workload> = Vec::new();
                 let mut rows: Vec<render::WlRow> = Vec::new();
                 for w in &wls {
-                    let ns = w.metadata.namespace.clone().unwrap_or_default();
+                    let key = ObjectKey::workload(&w.metadata);
                     let lq = w.spec.queue().unwrap_or("").to_string();
-                    let cq = w
-                        .status
-                        .as_ref()
-                        .and_then(|s| s.admission.as_ref())
-                        .map(|a| a.cluster_queue.clone())
-                        .or_else(|| snap.cluster_queue_of(&ns, &lq))
-                        .unwrap_or_default();
+                    let cq = snap.cluster_queue_of_workload(w).unwrap_or_default();
                     let state = WorkloadState::of(w);
                     if a.cluster_queue.as_ref().is_some_and(|c| &cq != c)
                         || a.local_queue.as_ref().is_some_and(|q| &lq != q)
@@ -299,21 +271,11 @@ pub fn run(global: &GlobalArgs, args: ListArgs) -> CliResult {
                     {
                         continue;
                     }
-                    let key = common::key_of(w);
                     let pos = positions.get(&key);
-                    let exec =
-                        common::condition_time(w, crate::api::workload_status::condition::ADMITTED)
-                            .map(|adm| {
-                                let end = common::condition_time(
-                                    w,
-                                    crate::api::workload_status::condition::FINISHED,
-                                )
-                                .unwrap_or(now);
-                                common::human_duration(end - adm)
-                            });
+                    let exec = execution_time(w, now).map(human_duration);
                     rows.push(render::WlRow {
-                        namespace: ns,
-                        name: w.metadata.name.clone().unwrap_or_default(),
+                        namespace: key.namespace.clone(),
+                        name: key.name.clone(),
                         job_type: owners
                             .iter()
                             .map(|(k, _)| k.to_lowercase())
@@ -330,9 +292,9 @@ pub fn run(global: &GlobalArgs, args: ListArgs) -> CliResult {
                         position: pos.map(|p| p.in_local_queue),
                         position_in_cluster_queue: pos.map(|p| p.in_cluster_queue),
                         priority: w.spec.priority_or_default(),
-                        flavors: common::assigned_flavors(w).join(","),
+                        flavors: assigned_flavors(w).join(","),
                         exec_time: exec.unwrap_or_default(),
-                        age: common::age(w, now),
+                        age: age(w, now),
                     });
                     keep.push(w);
                 }
@@ -358,7 +320,7 @@ pub fn run(global: &GlobalArgs, args: ListArgs) -> CliResult {
                             .map(|(k, v)| format!("{k}={v}"))
                             .collect::<Vec<_>>()
                             .join(", "),
-                        age: common::age(rf, now),
+                        age: age(rf, now),
                     })
                     .collect();
                 let keep: Vec<&ResourceFlavor> = rfs.iter().collect();

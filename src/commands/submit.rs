@@ -5,7 +5,6 @@
 //! `--wait` follows it (queued, admitted on a flavor, running, finished).
 
 use std::collections::BTreeMap;
-use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
@@ -13,14 +12,15 @@ use clap::{Args, ValueEnum};
 use k8s_openapi::api::batch::v1::Job;
 use kube::api::{Api, PostParams};
 
-use super::common::{self, PrintArgs, Snapshot, WorkloadState};
+use super::common::{self, PrintArgs};
 use super::{CliResult, Outcome};
-use crate::api::workload_status::condition;
 use crate::api::{PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL, Workload, WorkloadPriorityClass};
 use crate::cli::GlobalArgs;
 use crate::manifests::job::workload_name_for_job;
 use crate::output::Printer;
 use crate::output::printer::resource_name;
+use crate::output::submit::{Reporter, dry_run_verdict, phase_text};
+use crate::view::submit::{Milestone, Phase};
 
 #[derive(Debug, Args)]
 #[command(after_help = "\
@@ -106,6 +106,16 @@ pub enum WaitFor {
     Running,
     /// The Job completed or failed.
     Finished,
+}
+
+impl WaitFor {
+    fn milestone(self) -> Milestone {
+        match self {
+            WaitFor::Admitted => Milestone::Admitted,
+            WaitFor::Running => Milestone::Running,
+            WaitFor::Finished => Milestone::Finished,
+        }
+    }
 }
 
 /// `90s`, `10m`, `2h`, `1h30m`, or plain seconds.
@@ -382,52 +392,6 @@ async fn dry_run(
     Ok(Outcome::Success)
 }
 
-/// One line: would it be admitted now, preempt, or wait?
-fn dry_run_verdict(e: &crate::explain::Explanation) -> String {
-    let what = e.job.clone().unwrap_or_else(|| e.workload.clone());
-    let flavors: Vec<String> = e
-        .evaluation
-        .pod_sets
-        .iter()
-        .flat_map(|p| {
-            p.flavors
-                .iter()
-                .filter(|f| f.chosen)
-                .map(|f| f.flavor.clone())
-        })
-        .collect();
-    let on = if flavors.is_empty() {
-        String::new()
-    } else {
-        format!(" on flavor {}", flavors.join(", "))
-    };
-    let ahead = e.queue.as_ref().map_or(0, |q| q.ahead.len());
-    match e.evaluation.mode.as_str() {
-        "Fit" if ahead == 0 => format!(
-            "Dry run: {what} would be admitted now in ClusterQueue {}{on}.",
-            e.cluster_queue.as_deref().unwrap_or("?")
-        ),
-        "Fit" => format!(
-            "Dry run: {what} fits{on} now, but {ahead} workload(s) are ahead of it in the queue."
-        ),
-        "Preempt" if e.preemption.as_ref().is_some_and(|p| p.possible) => {
-            let n = e.preemption.as_ref().map_or(0, |p| p.would_preempt.len());
-            format!(
-                "Dry run: {what} would preempt {n} workload(s){on} and be admitted once they have stopped."
-            )
-        }
-        _ => format!(
-            "Dry run: {what} would wait ({}): {}",
-            e.evaluation.reason.as_deref().unwrap_or("pending"),
-            if e.problems.is_empty() {
-                e.evaluation.message.clone()
-            } else {
-                e.problems.join("; ")
-            }
-        ),
-    }
-}
-
 async fn submit(
     global: &GlobalArgs,
     printer: &Printer,
@@ -546,196 +510,6 @@ async fn submit(
     Ok(outcome)
 }
 
-/// Progress on stderr: a spinner on a terminal, one line per change otherwise; the summary
-/// line on stdout for table output.
-struct Reporter<'a> {
-    printer: &'a Printer,
-    summary_on_stdout: bool,
-    bar: Option<indicatif::ProgressBar>,
-}
-
-impl Reporter<'_> {
-    fn new(printer: &Printer, summary_on_stdout: bool) -> Reporter<'_> {
-        Reporter {
-            printer,
-            summary_on_stdout,
-            bar: None,
-        }
-    }
-
-    fn start(&mut self) {
-        if std::io::stderr().is_terminal() {
-            let pb = indicatif::ProgressBar::new_spinner();
-            pb.enable_steady_tick(Duration::from_millis(120));
-            self.bar = Some(pb);
-        }
-    }
-
-    fn step(&self, msg: &str) {
-        match &self.bar {
-            Some(pb) => {
-                pb.println(format!("  {msg}"));
-                pb.set_message(msg.to_string());
-            }
-            None => eprintln!("  {msg}"),
-        }
-    }
-
-    fn summary(&self, msg: &str) -> std::io::Result<()> {
-        if self.summary_on_stdout {
-            self.printer.line(msg)
-        } else {
-            eprintln!("{msg}");
-            Ok(())
-        }
-    }
-
-    fn done(&self) {
-        if let Some(pb) = &self.bar {
-            pb.finish_and_clear();
-        }
-    }
-}
-
-/// Where a submitted Job is, as one line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Phase {
-    NoWorkload,
-    Queued(String),
-    Inactive(String),
-    Reserved(String),
-    Admitted(String),
-    Evicted(String),
-    Running(String),
-    Finished { ok: bool, text: String },
-}
-
-impl Phase {
-    fn text(&self) -> &str {
-        match self {
-            Phase::NoWorkload => "waiting for its Workload (created by the Kueue controller)",
-            Phase::Queued(t)
-            | Phase::Inactive(t)
-            | Phase::Reserved(t)
-            | Phase::Admitted(t)
-            | Phase::Evicted(t)
-            | Phase::Running(t) => t,
-            Phase::Finished { text, .. } => text,
-        }
-    }
-
-    fn reached(&self, want: WaitFor) -> bool {
-        match self {
-            Phase::Finished { .. } => true,
-            Phase::Running(_) => want <= WaitFor::Running,
-            Phase::Admitted(_) => want == WaitFor::Admitted,
-            _ => false,
-        }
-    }
-}
-
-fn job_running(job: &Job) -> Option<i32> {
-    let st = job.status.as_ref()?;
-    let active = st.active.unwrap_or(0);
-    (active > 0 && job.spec.as_ref().and_then(|s| s.suspend) != Some(true)).then_some(active)
-}
-
-fn job_finished(job: &Job) -> Option<(bool, String)> {
-    let conds = job.status.as_ref()?.conditions.as_ref()?;
-    for c in conds.iter().filter(|c| c.status == "True") {
-        match c.type_.as_str() {
-            "Complete" => return Some((true, "finished: the Job completed".to_string())),
-            "Failed" => {
-                return Some((
-                    false,
-                    format!(
-                        "finished: the Job failed ({})",
-                        c.reason.as_deref().unwrap_or("")
-                    ),
-                ));
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
-async fn phase_of(
-    client: &kube::Client,
-    job: &Job,
-    wl: Option<&Workload>,
-) -> anyhow::Result<Phase> {
-    if let Some(f) = job_finished(job) {
-        return Ok(Phase::Finished { ok: f.0, text: f.1 });
-    }
-    let Some(w) = wl else {
-        return Ok(Phase::NoWorkload);
-    };
-    let key = common::key_of(w);
-    let flavors = common::assigned_flavors(w).join(",");
-    let cq = w
-        .status
-        .as_ref()
-        .and_then(|s| s.admission.as_ref())
-        .map(|a| a.cluster_queue.clone())
-        .unwrap_or_default();
-    Ok(match WorkloadState::of(w) {
-        WorkloadState::Finished => {
-            let c = w
-                .status
-                .as_ref()
-                .and_then(|s| s.condition(condition::FINISHED));
-            let ok = c.is_some_and(|c| c.reason == "Succeeded");
-            Phase::Finished {
-                ok,
-                text: format!(
-                    "finished: {}",
-                    c.map(|c| c.message.clone()).unwrap_or_default()
-                ),
-            }
-        }
-        WorkloadState::Admitted => match job_running(job) {
-            Some(n) => Phase::Running(format!(
-                "running: {n} pod(s) active, on flavor {flavors} in ClusterQueue {cq}"
-            )),
-            None => Phase::Admitted(format!("admitted on flavor {flavors} in ClusterQueue {cq}")),
-        },
-        WorkloadState::QuotaReserved => Phase::Reserved(format!(
-            "quota reserved on flavor {flavors} in ClusterQueue {cq}, waiting for admission checks"
-        )),
-        WorkloadState::Evicted => {
-            let c = w
-                .status
-                .as_ref()
-                .and_then(|s| s.condition(condition::EVICTED));
-            Phase::Evicted(format!(
-                "evicted ({}): {}",
-                c.map(|c| c.reason.as_str()).unwrap_or(""),
-                c.map(|c| c.message.as_str()).unwrap_or("")
-            ))
-        }
-        WorkloadState::Inactive => Phase::Inactive(
-            "stopped (spec.active=false): kubectl kueue resume workload to queue it again"
-                .to_string(),
-        ),
-        WorkloadState::Pending => {
-            let snap = Snapshot::read(client).await?;
-            let pos = snap.positions().get(&key).cloned();
-            let why = snap
-                .pending_reason(w)
-                .map(|(r, m)| format!(" ({r}: {m})"))
-                .unwrap_or_default();
-            match pos {
-                Some(p) => Phase::Queued(format!(
-                    "queued in ClusterQueue {}: position {} of {}{why}",
-                    p.cluster_queue, p.in_cluster_queue, p.queue_length
-                )),
-                None => Phase::Queued(format!("pending, not queued{why}")),
-            }
-        }
-    })
-}
-
 /// Prints the Workload, its queue and position; with `wait`, follows it until that state,
 /// the timeout, or the end.
 async fn follow(
@@ -777,7 +551,11 @@ async fn follow(
             report.done();
             bail!("Job {ns}/{job_name} was deleted while waiting");
         };
-        let phase = phase_of(client, &current_job, wl.as_ref()).await?;
+        let mut phase = Phase::of(&current_job, wl.as_ref(), None);
+        if matches!(phase, Phase::Queued { .. }) {
+            let snap = common::snapshot(client).await?;
+            phase = Phase::of(&current_job, wl.as_ref(), Some(&snap));
+        }
         let Some(want) = wait else {
             if phase == Phase::NoWorkload && Instant::now() < deadline {
                 common::sleep(Duration::from_millis(300)).await;
@@ -789,22 +567,22 @@ async fn follow(
                     format!("workload.kueue.x-k8s.io/{wl_name} (expected) in LocalQueue {ns}/{lq}")
                 }
             };
-            report.summary(&format!("{head}: {}", phase.text()))?;
+            report.summary(&format!("{head}: {}", phase_text(&phase)))?;
             return Ok(Outcome::Success);
         };
         if last.as_ref() != Some(&phase) {
-            report.step(phase.text());
+            report.step(&phase_text(&phase));
             last = Some(phase.clone());
         }
-        if phase.reached(want) {
+        if phase.reached(want.milestone()) {
             report.done();
-            if let Phase::Finished { ok: false, .. } = phase {
-                report.summary(&format!("job.batch/{job_name}: {}", phase.text()))?;
+            if phase.failed() {
+                report.summary(&format!("job.batch/{job_name}: {}", phase_text(&phase)))?;
                 return Ok(Outcome::JobFailed);
             }
             report.summary(&format!(
                 "workload.kueue.x-k8s.io/{wl_name}: {}",
-                phase.text()
+                phase_text(&phase)
             ))?;
             return Ok(Outcome::Success);
         }
@@ -812,7 +590,7 @@ async fn follow(
             report.done();
             report.summary(&format!(
                 "workload.kueue.x-k8s.io/{wl_name}: still {} after {}s (--timeout)",
-                phase.text(),
+                phase_text(&phase),
                 timeout.as_secs()
             ))?;
             return Ok(Outcome::WaitTimedOut);

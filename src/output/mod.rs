@@ -7,6 +7,8 @@ pub mod list;
 pub mod printer;
 pub mod simulate;
 pub mod status;
+pub mod submit;
+pub mod time;
 
 use std::io::IsTerminal;
 

@@ -4,10 +4,10 @@
 #![cfg(feature = "cli")]
 
 use kubectl_kueue::cli::{ColorChoice, OutputFormat};
-use kubectl_kueue::commands::common::Snapshot;
-use kubectl_kueue::commands::status::{build, format};
 use kubectl_kueue::output::Printer;
-use kubectl_kueue::output::status::StatusView;
+use kubectl_kueue::output::status::text as format;
+use kubectl_kueue::view::Snapshot;
+use kubectl_kueue::view::status::{StatusView, build};
 
 const NOW: &str = "2025-07-22T09:00:00Z";
 
