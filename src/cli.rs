@@ -30,6 +30,17 @@ pub struct GlobalArgs {
     pub verbose: u8,
 }
 
+impl GlobalArgs {
+    /// Where `kube::connect` connects.
+    pub fn connect_options(&self) -> crate::kube::ConnectOptions {
+        crate::kube::ConnectOptions {
+            kubeconfig: self.kubeconfig.clone(),
+            context: self.context.clone(),
+            namespace: self.namespace.clone(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
     Auto,

@@ -1,6 +1,6 @@
-//! What the cluster-facing commands share: a runtime to run async kube calls from the
-//! synchronous command functions, the cluster snapshot, the printer of `-o`, and kubectl's
-//! `KEY=VALUE` flags.
+//! What the cluster-facing commands share: a runtime to run the async reads and writes of
+//! `kube` from the synchronous command functions, the connection from the global flags, the
+//! printer of `-o`, and kubectl's `KEY=VALUE` flags.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -13,7 +13,6 @@ pub use crate::cli::PrintArgs;
 use crate::kube::Connection;
 use crate::output::Printer;
 use crate::scheduler::model::Millis;
-use crate::view::Snapshot;
 
 /// A printer for commands with `-o` and `--no-headers`.
 pub fn printer(global: &GlobalArgs, print: &PrintArgs) -> Printer {
@@ -36,35 +35,7 @@ pub fn now_millis() -> Millis {
 
 /// Connects like kubectl (`--kubeconfig`, `--context`, `-n`).
 pub async fn connect(global: &GlobalArgs) -> anyhow::Result<Connection> {
-    crate::kube::connect(global).await
-}
-
-/// Reads every Kueue object, labelled Job, Namespace and Node, and builds the engine on them.
-pub async fn snapshot(client: &kube::Client) -> anyhow::Result<Snapshot> {
-    let inventory = crate::kube::read_inventory(client).await?;
-    Ok(Snapshot::from_inventory(inventory, now_millis())?)
-}
-
-/// Whether an API error is "not found".
-pub fn is_not_found(e: &kube::Error) -> bool {
-    matches!(e, kube::Error::Api(s) if s.code == 404)
-}
-
-/// Turns a kube error into a message that says what failed, on what, and what to do.
-pub fn api_error(e: kube::Error, what: &str) -> anyhow::Error {
-    match &e {
-        kube::Error::Api(s)
-            if s.code == 404
-                && s.message
-                    .contains("the server could not find the requested resource") =>
-        {
-            anyhow::anyhow!(
-                "{what}: the cluster does not serve kueue.x-k8s.io/v1beta1 (install Kueue's CRDs: kubectl kueue install, or upstream Kueue)"
-            )
-        }
-        kube::Error::Api(s) => anyhow::anyhow!("{what}: {} ({})", s.message, s.reason),
-        _ => anyhow::Error::new(e).context(what.to_string()),
-    }
+    crate::kube::connect(&global.connect_options()).await
 }
 
 /// Parses `a=b,c=d` (kubectl's `StringToString` flags).

@@ -12,7 +12,8 @@ use std::time::Duration;
 
 use clap::{Args, CommandFactory, ValueEnum};
 use clap_complete::Shell;
-use kube::api::{Api, ListParams};
+use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::core::v1::Namespace;
 
 use super::common;
 use super::{Cli, CliResult, Outcome};
@@ -333,69 +334,30 @@ fn values_of(arg: &clap::Arg) -> Offer {
 /// Names from the cluster; empty on any problem (completion must never fail loudly).
 async fn cluster_names(global: &GlobalArgs, what: Dynamic) -> Vec<String> {
     let fetch = async {
-        let conn = common::connect(global).await.ok()?;
-        let c = conn.client;
-        let ns = conn.namespace;
-        let lp = ListParams::default();
-        fn names<K: kube::Resource>(items: Vec<K>) -> Vec<String> {
-            items.iter().filter_map(|o| o.meta().name.clone()).collect()
-        }
-        Some(match what {
-            Dynamic::ClusterQueues => {
-                names(Api::<ClusterQueue>::all(c).list(&lp).await.ok()?.items)
-            }
-            Dynamic::LocalQueues => names(
-                Api::<LocalQueue>::namespaced(c, &ns)
-                    .list(&lp)
-                    .await
-                    .ok()?
-                    .items,
-            ),
-            Dynamic::Workloads => names(
-                Api::<Workload>::namespaced(c, &ns)
-                    .list(&lp)
-                    .await
-                    .ok()?
-                    .items,
-            ),
-            Dynamic::PriorityClasses => names(
-                Api::<WorkloadPriorityClass>::all(c)
-                    .list(&lp)
-                    .await
-                    .ok()?
-                    .items,
-            ),
-            Dynamic::Namespaces => names(
-                Api::<k8s_openapi::api::core::v1::Namespace>::all(c)
-                    .list(&lp)
-                    .await
-                    .ok()?
-                    .items,
-            ),
+        let conn = common::connect(global).await?;
+        let ns = conn.namespace.as_str();
+        anyhow::Ok(match what {
+            Dynamic::ClusterQueues => conn.names::<ClusterQueue>(None).await?,
+            Dynamic::LocalQueues => conn.names_in::<LocalQueue>(ns, None).await?,
+            Dynamic::Workloads => conn.names_in::<Workload>(ns, None).await?,
+            Dynamic::PriorityClasses => conn.names::<WorkloadPriorityClass>(None).await?,
+            Dynamic::Namespaces => conn.names::<Namespace>(None).await?,
             Dynamic::ExplainTargets => {
-                let mut out: Vec<String> = names(
-                    Api::<Workload>::namespaced(c.clone(), &ns)
-                        .list(&lp)
-                        .await
-                        .ok()?
-                        .items,
-                )
-                .into_iter()
-                .map(|n| format!("workload/{n}"))
-                .collect();
-                let jobs = Api::<k8s_openapi::api::batch::v1::Job>::namespaced(c, &ns)
-                    .list(&lp.clone().labels(crate::api::QUEUE_NAME_LABEL))
-                    .await
-                    .ok()?;
-                out.extend(names(jobs.items).into_iter().map(|n| format!("job/{n}")));
-                out
+                let workloads = conn.names_in::<Workload>(ns, None).await?;
+                let jobs = conn
+                    .names_in::<Job>(ns, Some(crate::api::QUEUE_NAME_LABEL))
+                    .await?;
+                let workloads = workloads.into_iter().map(|n| format!("workload/{n}"));
+                workloads
+                    .chain(jobs.into_iter().map(|n| format!("job/{n}")))
+                    .collect()
             }
         })
     };
     tokio::time::timeout(Duration::from_secs(5), fetch)
         .await
         .ok()
-        .flatten()
+        .and_then(Result::ok)
         .unwrap_or_default()
 }
 

@@ -7,14 +7,13 @@ use std::collections::BTreeSet;
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand, ValueEnum};
 use k8s_openapi::api::core::v1::{Taint, Toleration};
-use kube::api::{Api, PostParams};
-use serde::Serialize;
 use serde_json::json;
 
 use super::common::{self, PrintArgs};
 use super::{CliResult, Outcome};
 use crate::api::{ClusterQueue, LocalQueue, ResourceFlavor, WorkloadPriorityClass};
 use crate::cli::GlobalArgs;
+use crate::kube::objects::Object;
 use crate::output::printer::resource_name;
 use crate::scheduler::quantity::parse_amount;
 
@@ -495,10 +494,7 @@ fn verb(dry: DryRun) -> &'static str {
 }
 
 /// Prints a created object: `kind.group/name created`, or the object with `-o`.
-fn print_created<K>(global: &GlobalArgs, obj: &K, c: &CreateCommon) -> anyhow::Result<()>
-where
-    K: kube::Resource<DynamicType = ()> + Serialize,
-{
+fn print_created<K: Object>(global: &GlobalArgs, obj: &K, c: &CreateCommon) -> anyhow::Result<()> {
     let printer = common::printer(global, &c.print);
     if !printer.objects(&[obj])? {
         printer.line(format!("{} {}", resource_name(obj), verb(c.dry_run)))?;
@@ -506,36 +502,17 @@ where
     Ok(())
 }
 
-fn post_params(dry: DryRun) -> PostParams {
-    PostParams {
-        dry_run: dry == DryRun::Server,
-        field_manager: Some("kubectl-kueue".into()),
-    }
-}
-
-async fn create_cluster_scoped<K>(
+async fn create_cluster_scoped<K: Object>(
     global: &GlobalArgs,
     obj: K,
     c: &CreateCommon,
-) -> anyhow::Result<Outcome>
-where
-    K: kube::Resource<DynamicType = (), Scope = k8s_openapi::ClusterResourceScope>
-        + Serialize
-        + serde::de::DeserializeOwned
-        + Clone
-        + std::fmt::Debug,
-{
+) -> anyhow::Result<Outcome> {
     if c.dry_run == DryRun::Client {
         print_created(global, &obj, c)?;
         return Ok(Outcome::Success);
     }
     let conn = common::connect(global).await?;
-    let api: Api<K> = Api::all(conn.client);
-    let what = format!("cannot create {}", resource_name(&obj));
-    let created = api
-        .create(&post_params(c.dry_run), &obj)
-        .await
-        .map_err(|e| common::api_error(e, &what))?;
+    let created = conn.create(&obj, c.dry_run == DryRun::Server).await?;
     print_created(global, &created, c)?;
     Ok(Outcome::Success)
 }
@@ -552,28 +529,15 @@ async fn create_local_queue(global: &GlobalArgs, a: CreateLocalQueue) -> anyhow:
         print_created(global, &lq, &a.common)?;
         return Ok(Outcome::Success);
     }
-    if !a.ignore_unknown_cq {
-        let cqs: Api<ClusterQueue> = Api::all(conn.client.clone());
-        let found = cqs.get_opt(&a.cluster_queue).await.map_err(|e| {
-            common::api_error(
-                e,
-                &format!("cannot look up ClusterQueue {}", a.cluster_queue),
-            )
-        })?;
-        if found.is_none() {
-            bail!(
-                "ClusterQueue {:?} not found: create it first (kubectl kueue create clusterqueue {}), or pass --ignore-unknown-cq",
-                a.cluster_queue,
-                a.cluster_queue
-            );
-        }
+    if !a.ignore_unknown_cq && conn.get::<ClusterQueue>(&a.cluster_queue).await?.is_none() {
+        bail!(
+            "ClusterQueue {:?} not found: create it first (kubectl kueue create clusterqueue {}), or pass --ignore-unknown-cq",
+            a.cluster_queue,
+            a.cluster_queue
+        );
     }
-    let api: Api<LocalQueue> = Api::namespaced(conn.client, &conn.namespace);
-    let what = format!("cannot create localqueue {}/{}", conn.namespace, a.name);
-    let created = api
-        .create(&post_params(a.common.dry_run), &lq)
-        .await
-        .map_err(|e| common::api_error(e, &what))?;
+    let server_dry_run = a.common.dry_run == DryRun::Server;
+    let created = conn.create_in(&conn.namespace, &lq, server_dry_run).await?;
     print_created(global, &created, &a.common)?;
     Ok(Outcome::Success)
 }

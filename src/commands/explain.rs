@@ -46,8 +46,8 @@ pub fn run(global: &GlobalArgs, args: ExplainArgs) -> CliResult {
             .enable_all()
             .build()?;
         rt.block_on(async {
-            let conn = crate::kube::connect(global).await?;
-            let inv = crate::kube::read_inventory(&conn.client).await?;
+            let conn = super::common::connect(global).await?;
+            let inv = conn.read_inventory().await?;
             anyhow::Ok((inv, conn.namespace))
         })?
     } else {

@@ -8,8 +8,6 @@ use std::io::IsTerminal;
 
 use anyhow::{Context, bail};
 use clap::Args;
-use kube::api::{Api, DynamicObject, Patch, PatchParams};
-use kube::core::GroupVersionKind;
 
 use super::{CliResult, Outcome, common};
 use crate::cli::GlobalArgs;
@@ -462,48 +460,9 @@ pub fn run(global: &GlobalArgs, a: InitArgs) -> CliResult {
 async fn apply(global: &GlobalArgs, printer: &Printer, yaml: &str) -> anyhow::Result<()> {
     let conn = common::connect(global).await?;
     let mut order = 0;
-    for doc in crate::manifests::documents::parse_documents("kubectl kueue init", yaml, &mut order)?
-    {
-        let obj: DynamicObject = serde_json::from_value(doc.value.clone())?;
-        let types = obj
-            .types
-            .clone()
-            .context("object without apiVersion/kind")?;
-        let gvk = GroupVersionKind::try_from(&types).map_err(|e| anyhow::anyhow!("{e}"))?;
-        let name = obj.metadata.name.clone().unwrap_or_default();
-        let (ar, caps) = kube::discovery::pinned_kind(&conn.client, &gvk)
-            .await
-            .map_err(|e| {
-                anyhow::anyhow!(
-                    "the cluster does not serve {} {}: {e} (install Kueue's CRDs first)",
-                    types.api_version,
-                    types.kind
-                )
-            })?;
-        let api: Api<DynamicObject> = match caps.scope {
-            kube::discovery::Scope::Cluster => Api::all_with(conn.client.clone(), &ar),
-            kube::discovery::Scope::Namespaced => Api::namespaced_with(
-                conn.client.clone(),
-                obj.metadata.namespace.as_deref().unwrap_or(&conn.namespace),
-                &ar,
-            ),
-        };
-        api.patch(
-            &name,
-            &PatchParams::apply("kubectl-kueue").force(),
-            &Patch::Apply(&doc.value),
-        )
+    let docs =
+        crate::manifests::documents::parse_documents("kubectl kueue init", yaml, &mut order)?;
+    let objects: Vec<serde_json::Value> = docs.into_iter().map(|d| d.value).collect();
+    conn.apply_documents(&objects, |what| printer.line(format!("{what} configured")))
         .await
-        .map_err(|e| common::api_error(e, &format!("cannot apply {} {name}", types.kind)))?;
-        let group = if ar.group.is_empty() {
-            String::new()
-        } else {
-            format!(".{}", ar.group)
-        };
-        printer.line(format!(
-            "{}{group}/{name} configured",
-            types.kind.to_lowercase()
-        ))?;
-    }
-    Ok(())
 }

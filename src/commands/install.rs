@@ -268,9 +268,9 @@ pub fn run(global: &GlobalArgs, args: InstallArgs) -> CliResult {
         return Ok(Outcome::Success);
     }
     common::block_on(async {
-        let conn = crate::kube::connect(global).await?;
+        let conn = common::connect(global).await?;
         let mut printed = Ok(());
-        crate::kube::install::apply_all(&conn.client, &objects, |what| {
+        conn.install(&objects, |what| {
             if printed.is_ok() {
                 printed = printer.line(format!("{what} applied"));
             }
@@ -279,7 +279,7 @@ pub fn run(global: &GlobalArgs, args: InstallArgs) -> CliResult {
         printed?;
         // Jobs created right after `install` must already be held.
         let timeout = std::time::Duration::from_secs(30);
-        if !crate::kube::install::wait_policy_effective(&conn.client, &namespace, timeout).await {
+        if !conn.wait_policy_effective(&namespace, timeout).await {
             eprintln!(
                 "warning: the admission policy {POLICY} is not in effect yet: queue-labelled Jobs created now may start before admission"
             );
@@ -317,13 +317,11 @@ pub fn run_uninstall(global: &GlobalArgs, args: UninstallArgs) -> CliResult {
         .filter(|o| o["kind"] != "Namespace")
         .collect();
     common::block_on(async {
-        let conn = crate::kube::connect(global).await?;
+        let conn = common::connect(global).await?;
         if args.crds {
-            let n = crate::kube::install::strip_workload_finalizers(
-                &conn.client,
-                crate::manifests::job::RESOURCE_IN_USE_FINALIZER,
-            )
-            .await?;
+            let n = conn
+                .strip_workload_finalizers(crate::manifests::job::RESOURCE_IN_USE_FINALIZER)
+                .await?;
             if n > 0 {
                 printer.line(format!(
                     "removed the controller's finalizer from {n} Workload(s)"
@@ -331,7 +329,7 @@ pub fn run_uninstall(global: &GlobalArgs, args: UninstallArgs) -> CliResult {
             }
         }
         let mut printed = Ok(());
-        crate::kube::install::delete_all(&conn.client, &objects, |what| {
+        conn.uninstall(&objects, |what| {
             if printed.is_ok() {
                 printed = printer.line(format!("{what} deleted"));
             }

@@ -5,7 +5,7 @@
 use clap::{Args, Subcommand};
 use serde_json::json;
 
-use super::stop::{WorkloadTarget, patch_cluster, patch_namespaced};
+use super::stop::{Change, WorkloadTarget, patch_cluster, patch_namespaced};
 use super::{CliResult, common};
 use crate::api::{ClusterQueue, LocalQueue, Workload};
 use crate::cli::GlobalArgs;
@@ -49,30 +49,30 @@ pub struct ResumeQueue {
     pub print: common::PrintArgs,
 }
 
+fn resume(patch: serde_json::Value, dry_run: super::create::DryRun) -> Change<'static> {
+    Change {
+        patch,
+        verb: "resumed",
+        dry_run,
+    }
+}
+
 pub fn run(global: &GlobalArgs, args: ResumeArgs) -> CliResult {
     let none = json!({"spec": {"stopPolicy": "None"}});
     Ok(common::block_on(async {
         match args.what {
             ResumeWhat::ClusterQueue(a) => {
-                patch_cluster::<ClusterQueue>(global, &a.name, none, "resumed", a.dry_run, &a.print)
+                patch_cluster::<ClusterQueue>(global, &a.name, resume(none, a.dry_run), &a.print)
                     .await
             }
             ResumeWhat::LocalQueue(a) => {
-                patch_namespaced::<LocalQueue>(
-                    global, &a.name, none, "resumed", a.dry_run, &a.print,
-                )
-                .await
+                patch_namespaced::<LocalQueue>(global, &a.name, resume(none, a.dry_run), &a.print)
+                    .await
             }
             ResumeWhat::Workload(a) => {
-                patch_namespaced::<Workload>(
-                    global,
-                    &a.name,
-                    json!({"spec": {"active": true}}),
-                    "resumed",
-                    a.dry_run,
-                    &a.print,
-                )
-                .await
+                let active = json!({"spec": {"active": true}});
+                patch_namespaced::<Workload>(global, &a.name, resume(active, a.dry_run), &a.print)
+                    .await
             }
         }
     })?)

@@ -6,7 +6,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Args;
 
-use super::{CliResult, Outcome};
+use super::{CliResult, Outcome, common};
 use crate::cli::GlobalArgs;
 use crate::controller::http::parse_address;
 use crate::controller::{self, Options};
@@ -116,7 +116,7 @@ pub fn run(global: &GlobalArgs, args: RunControllerArgs) -> CliResult {
         .build()
         .context("cannot start the async runtime")?;
     runtime.block_on(async {
-        let conn = crate::kube::connect(global).await?;
+        let conn = common::connect(global).await?;
         tracing::info!(identity = %opts.identity, leader_elect, "starting run-controller");
         controller::run(conn.client, opts, shutdown_signal()).await
     })?;

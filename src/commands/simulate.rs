@@ -129,8 +129,8 @@ fn read_input(
             .enable_all()
             .build()?;
         return rt.block_on(async {
-            let conn = crate::kube::connect(global).await?;
-            crate::kube::read_inventory(&conn.client).await
+            let conn = super::common::connect(global).await?;
+            conn.read_inventory().await
         });
     }
     let docs = if args.files.is_empty() {

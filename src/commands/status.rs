@@ -9,13 +9,11 @@ use std::time::Duration;
 
 use clap::Args;
 use futures::StreamExt;
-use kube::api::Api;
-use kube::runtime::watcher;
 
 use super::common::{self, PrintArgs};
 use super::{CliResult, Outcome};
-use crate::api::{ClusterQueue, LocalQueue, Workload};
 use crate::cli::GlobalArgs;
+use crate::kube::Connection;
 use crate::output::Printer;
 use crate::view::Snapshot;
 use crate::view::status::build;
@@ -63,13 +61,13 @@ pub fn run(global: &GlobalArgs, args: StatusArgs) -> CliResult {
             let view = build(snap, namespace.as_deref(), &args.cluster_queues, args.all);
             crate::output::status::text(&view, &printer)
         };
-        let snap = common::snapshot(&conn.client).await?;
+        let snap = conn.snapshot().await?;
         let first = render(&snap)?;
         if !args.watch {
             printer.write(&first)?;
             return Ok(Outcome::Success);
         }
-        watch(&conn.client, &printer, first, render).await
+        watch(&conn, &printer, first, render).await
     })?)
 }
 
@@ -77,7 +75,7 @@ pub fn run(global: &GlobalArgs, args: StatusArgs) -> CliResult {
 /// times move on. On a terminal the screen is cleared; otherwise views follow each other,
 /// separated by a blank line.
 async fn watch(
-    client: &kube::Client,
+    conn: &Connection,
     printer: &Printer,
     first: String,
     render: impl Fn(&Snapshot) -> anyhow::Result<String>,
@@ -96,25 +94,7 @@ async fn watch(
         return Ok(Outcome::Success);
     }
     let mut last = first;
-    let cfg = watcher::Config::default();
-    let changes = futures::stream::select_all(vec![
-        watcher(Api::<Workload>::all(client.clone()), cfg.clone())
-            .map(|_| ())
-            .boxed(),
-        watcher(Api::<ClusterQueue>::all(client.clone()), cfg.clone())
-            .map(|_| ())
-            .boxed(),
-        watcher(Api::<LocalQueue>::all(client.clone()), cfg.clone())
-            .map(|_| ())
-            .boxed(),
-        watcher(
-            Api::<crate::api::ResourceFlavor>::all(client.clone()),
-            cfg.clone(),
-        )
-        .map(|_| ())
-        .boxed(),
-    ]);
-    futures::pin_mut!(changes);
+    let mut changes = conn.changes();
     // Wait times move on: redraw a terminal now and then even without events (a pipe gets a
     // new view only when something changed).
     let mut tick = tokio::time::interval(Duration::from_secs(if tty { 5 } else { 3600 }));
@@ -132,7 +112,7 @@ async fn watch(
             _ = tick.tick() => {}
             _ = tokio::signal::ctrl_c() => return Ok(Outcome::Success),
         }
-        let snap = match common::snapshot(client).await {
+        let snap = match conn.snapshot().await {
             Ok(s) => s,
             Err(e) => {
                 crate::output::warn(&format!("cannot read the cluster, will retry: {e:#}"));

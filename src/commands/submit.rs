@@ -4,18 +4,18 @@
 //! API server requires. Then it shows the Job's Workload, its queue and position, and with
 //! `--wait` follows it (queued, admitted on a flavor, running, finished).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
 use k8s_openapi::api::batch::v1::Job;
-use kube::api::{Api, PostParams};
 
 use super::common::{self, PrintArgs};
 use super::{CliResult, Outcome};
-use crate::api::{PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL, Workload, WorkloadPriorityClass};
+use crate::api::{LocalQueue, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL, WorkloadPriorityClass};
 use crate::cli::GlobalArgs;
+use crate::kube::Connection;
 use crate::manifests::job::workload_name_for_job;
 use crate::output::Printer;
 use crate::output::printer::resource_name;
@@ -351,7 +351,7 @@ async fn dry_run(
     jobs: Vec<Job>,
 ) -> anyhow::Result<Outcome> {
     let conn = common::connect(global).await?;
-    let inventory = crate::kube::read_inventory(&conn.client).await?;
+    let inventory = conn.read_inventory().await?;
     let opts = crate::manifests::ConvertOptions {
         now: common::now_millis(),
         strict_namespace_selector: false,
@@ -392,6 +392,46 @@ async fn dry_run(
     Ok(Outcome::Success)
 }
 
+fn label(job: &Job, key: &str) -> Option<String> {
+    job.metadata.labels.as_ref()?.get(key).cloned()
+}
+
+/// A priority class that does not exist leaves the Job without a Workload (upstream's
+/// WorkloadPriorityClassNotFound): say so before creating anything.
+async fn check_priority_classes(
+    conn: &Connection,
+    jobs: &[Job],
+    flag: Option<&str>,
+) -> anyhow::Result<()> {
+    let classes: BTreeSet<String> = jobs
+        .iter()
+        .filter_map(|j| label(j, PRIORITY_CLASS_LABEL))
+        .collect();
+    for p in &classes {
+        if conn.get::<WorkloadPriorityClass>(p).await?.is_some() {
+            continue;
+        }
+        let known = conn
+            .names::<WorkloadPriorityClass>(None)
+            .await
+            .unwrap_or_default();
+        let from = if flag == Some(p.as_str()) {
+            "--priority"
+        } else {
+            PRIORITY_CLASS_LABEL
+        };
+        bail!(
+            "WorkloadPriorityClass {p:?} ({from}) not found (known: {}); create it with kubectl kueue create workloadpriorityclass {p} --value N, or pick another with --priority",
+            if known.is_empty() {
+                "none".into()
+            } else {
+                known.join(", ")
+            }
+        );
+    }
+    Ok(())
+}
+
 async fn submit(
     global: &GlobalArgs,
     printer: &Printer,
@@ -399,7 +439,6 @@ async fn submit(
     mut jobs: Vec<Job>,
 ) -> anyhow::Result<Outcome> {
     let conn = common::connect(global).await?;
-    let client = conn.client.clone();
     for job in &mut jobs {
         let ns = match (&job.metadata.namespace, &global.namespace) {
             (Some(j), Some(flag)) if j != flag => bail!(
@@ -411,91 +450,17 @@ async fn submit(
         };
         job.metadata.namespace = Some(ns);
     }
-    // A priority class that does not exist leaves the Job without a Workload (upstream's
-    // WorkloadPriorityClassNotFound): say so now instead.
-    let mut classes: Vec<String> = jobs
-        .iter()
-        .filter_map(|j| {
-            j.metadata
-                .labels
-                .as_ref()?
-                .get(PRIORITY_CLASS_LABEL)
-                .cloned()
-        })
-        .collect();
-    classes.sort();
-    classes.dedup();
-    if !classes.is_empty() {
-        let wpcs: Api<WorkloadPriorityClass> = Api::all(client.clone());
-        for p in &classes {
-            if wpcs
-                .get_opt(p)
-                .await
-                .map_err(|e| {
-                    common::api_error(e, &format!("cannot look up WorkloadPriorityClass {p}"))
-                })?
-                .is_none()
-            {
-                let known: Vec<String> = wpcs
-                    .list(&Default::default())
-                    .await
-                    .map(|l| {
-                        l.items
-                            .into_iter()
-                            .filter_map(|w| w.metadata.name)
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                let from = if args.priority.as_deref() == Some(p.as_str()) {
-                    "--priority"
-                } else {
-                    PRIORITY_CLASS_LABEL
-                };
-                bail!(
-                    "WorkloadPriorityClass {p:?} ({from}) not found (known: {}); create it with kubectl kueue create workloadpriorityclass {p} --value N, or pick another with --priority",
-                    if known.is_empty() {
-                        "none".into()
-                    } else {
-                        known.join(", ")
-                    }
-                );
-            }
-        }
-    }
+    check_priority_classes(&conn, &jobs, args.priority.as_deref()).await?;
     let mut created: Vec<Job> = Vec::new();
     for job in jobs {
         let ns = job.metadata.namespace.clone().unwrap_or_default();
-        let lq = job
-            .metadata
-            .labels
-            .as_ref()
-            .and_then(|l| l.get(QUEUE_NAME_LABEL))
-            .cloned()
-            .unwrap_or_default();
-        let lqs: Api<crate::api::LocalQueue> = Api::namespaced(client.clone(), &ns);
-        if let Ok(None) = lqs.get_opt(&lq).await {
+        let lq = label(&job, QUEUE_NAME_LABEL).unwrap_or_default();
+        if let Ok(None) = conn.get_in::<LocalQueue>(&ns, &lq).await {
             crate::output::warn(&format!(
                 "LocalQueue {lq} does not exist in namespace {ns}: the Job stays suspended until it does (kubectl kueue list localqueue -n {ns})"
             ));
         }
-        let jobs_api: Api<Job> = Api::namespaced(client.clone(), &ns);
-        let name = job
-            .metadata
-            .name
-            .clone()
-            .or_else(|| job.metadata.generate_name.clone())
-            .unwrap_or_default();
-        let c = jobs_api
-            .create(
-                &PostParams {
-                    field_manager: Some("kubectl-kueue".into()),
-                    ..Default::default()
-                },
-                &job,
-            )
-            .await
-            .map_err(|e| common::api_error(e, &format!("cannot create Job {ns}/{name}")))?;
-        created.push(c);
+        created.push(conn.create_in(&ns, &job, false).await?);
     }
     let quiet = printer.objects(&created.iter().collect::<Vec<_>>())?;
     let mut outcome = Outcome::Success;
@@ -504,7 +469,7 @@ async fn submit(
             printer.line(format!("{} created", resource_name(job)))?;
         }
         let report = Reporter::new(printer, !quiet);
-        let followed = follow(&client, job, args.wait, args.timeout, report).await?;
+        let followed = follow(&conn, job, args.wait, args.timeout, report).await?;
         outcome = outcome.or_worse(followed);
     }
     Ok(outcome)
@@ -513,7 +478,7 @@ async fn submit(
 /// Prints the Workload, its queue and position; with `wait`, follows it until that state,
 /// the timeout, or the end.
 async fn follow(
-    client: &kube::Client,
+    conn: &Connection,
     job: &Job,
     wait: Option<WaitFor>,
     timeout: Duration,
@@ -523,15 +488,7 @@ async fn follow(
     let job_name = job.metadata.name.clone().unwrap_or_default();
     let uid = job.metadata.uid.clone().unwrap_or_default();
     let wl_name = workload_name_for_job(&job_name, &uid);
-    let lq = job
-        .metadata
-        .labels
-        .as_ref()
-        .and_then(|l| l.get(QUEUE_NAME_LABEL))
-        .cloned()
-        .unwrap_or_default();
-    let wls: Api<Workload> = Api::namespaced(client.clone(), &ns);
-    let jobs: Api<Job> = Api::namespaced(client.clone(), &ns);
+    let lq = label(job, QUEUE_NAME_LABEL).unwrap_or_default();
     // Without --wait, give the controller a moment (at most --timeout) to create the Workload.
     let deadline = Instant::now() + wait.map_or(timeout.min(Duration::from_secs(10)), |_| timeout);
     if wait.is_some() {
@@ -539,35 +496,25 @@ async fn follow(
     }
     let mut last: Option<Phase> = None;
     loop {
-        let wl = wls
-            .get_opt(&wl_name)
-            .await
-            .map_err(|e| common::api_error(e, &format!("cannot read Workload {ns}/{wl_name}")))?;
-        let current_job = jobs
-            .get_opt(&job_name)
-            .await
-            .map_err(|e| common::api_error(e, &format!("cannot read Job {ns}/{job_name}")))?;
-        let Some(current_job) = current_job else {
+        let Some(seen) = conn.observe_job(&ns, &job_name, &wl_name).await? else {
             report.done();
             bail!("Job {ns}/{job_name} was deleted while waiting");
         };
-        let mut phase = Phase::of(&current_job, wl.as_ref(), None);
+        let wl = seen.workload.as_ref();
+        let mut phase = Phase::of(&seen.job, wl, None);
         if matches!(phase, Phase::Queued { .. }) {
-            let snap = common::snapshot(client).await?;
-            phase = Phase::of(&current_job, wl.as_ref(), Some(&snap));
+            phase = Phase::of(&seen.job, wl, Some(&conn.snapshot().await?));
         }
         let Some(want) = wait else {
             if phase == Phase::NoWorkload && Instant::now() < deadline {
                 common::sleep(Duration::from_millis(300)).await;
                 continue;
             }
-            let head = match &wl {
-                Some(_) => format!("workload.kueue.x-k8s.io/{wl_name} in LocalQueue {ns}/{lq}"),
-                None => {
-                    format!("workload.kueue.x-k8s.io/{wl_name} (expected) in LocalQueue {ns}/{lq}")
-                }
-            };
-            report.summary(&format!("{head}: {}", phase_text(&phase)))?;
+            let expected = if wl.is_some() { "" } else { " (expected)" };
+            report.summary(&format!(
+                "workload.kueue.x-k8s.io/{wl_name}{expected} in LocalQueue {ns}/{lq}: {}",
+                phase_text(&phase)
+            ))?;
             return Ok(Outcome::Success);
         };
         if last.as_ref() != Some(&phase) {

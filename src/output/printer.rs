@@ -134,6 +134,29 @@ impl Printer {
     }
 }
 
+impl Printer {
+    /// A list as `kubectl get` prints it: the objects for `-o json|yaml|name`, else the
+    /// table `table` makes (an empty table: "No resources found." on stderr).
+    pub fn list_or_table<K>(
+        &self,
+        objects: &[&K],
+        table: impl FnOnce(&Printer) -> String,
+    ) -> anyhow::Result<()>
+    where
+        K: Resource<DynamicType = ()> + Serialize,
+    {
+        if !self.listed(objects)? {
+            let t = table(self);
+            if t.is_empty() {
+                eprintln!("No resources found.");
+            } else {
+                self.line(t)?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// A `v1 List` of `items`, as kubectl prints several objects.
 pub fn list_of(items: Vec<Value>) -> Value {
     serde_json::json!({"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items})
