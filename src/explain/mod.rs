@@ -747,6 +747,20 @@ fn preemption_info(ev: &Evaluation) -> Option<PreemptionInfo> {
     })
 }
 
+/// `submit --dry-run` of several Jobs: each explained on its own as if created now, as the
+/// documents of `--dry-run`.
+pub fn dry_run_jobs(
+    inventory: &Inventory,
+    jobs: &[k8s_openapi::api::batch::v1::Job],
+    opts: &ConvertOptions,
+) -> Result<Vec<Explanation>, ExplainError> {
+    let doc = |(i, job)| crate::manifests::job::job_document(job, "--dry-run", i + 1);
+    jobs.iter()
+        .enumerate()
+        .map(|j| dry_run(inventory, doc(j), opts))
+        .collect()
+}
+
 /// `submit --dry-run`: the explanation of a Job or Workload as if it were created now, on
 /// top of the cluster picture `inventory`. The Job needs the queue label.
 pub fn dry_run(

@@ -5,9 +5,14 @@
 use std::io::IsTerminal;
 use std::time::Duration;
 
+use k8s_openapi::api::batch::v1::Job;
+
 use super::Printer;
+use crate::api::{PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL};
 use crate::explain::Explanation;
-use crate::view::submit::{Finish, Phase, Placement};
+use crate::kube::jobs::MissingClass;
+use crate::manifests::job::workload_name_for_job;
+use crate::view::submit::{Ending, Finish, Phase, Placement};
 
 /// The phase as one line (`queued in ClusterQueue team-a-queue: position 0 of 2`).
 pub fn phase_text(phase: &Phase) -> String {
@@ -49,6 +54,54 @@ pub fn phase_text(phase: &Phase) -> String {
         Phase::Finished(Finish::WorkloadFinished { message, .. }) => {
             format!("finished: {message}")
         }
+    }
+}
+
+/// Why nothing was submitted: a priority class (from `--priority` when `flag` names it, else
+/// from the label) that does not exist.
+pub fn missing_class_error(missing: &MissingClass, flag: Option<&str>) -> String {
+    let p = &missing.name;
+    let from = if flag == Some(p.as_str()) {
+        "--priority"
+    } else {
+        PRIORITY_CLASS_LABEL
+    };
+    let known = missing.known.join(", ");
+    let known = if known.is_empty() { "none" } else { &known };
+    format!(
+        "WorkloadPriorityClass {p:?} ({from}) not found (known: {known}); create it with kubectl kueue create workloadpriorityclass {p} --value N, or pick another with --priority"
+    )
+}
+
+/// The last line about a followed Job: its Workload and where it got (`--timeout` was
+/// `timeout_secs`).
+pub fn ending_line(ending: &Ending, job: &Job, timeout_secs: u64) -> String {
+    let meta = &job.metadata;
+    let (ns, name) = (meta.namespace.as_deref(), meta.name.as_deref());
+    let (ns, name) = (ns.unwrap_or_default(), name.unwrap_or_default());
+    let uid = meta.uid.as_deref().unwrap_or_default();
+    let workload = format!(
+        "workload.kueue.x-k8s.io/{}",
+        workload_name_for_job(name, uid)
+    );
+    match ending {
+        Ending::Seen {
+            phase,
+            workload_seen,
+        } => {
+            let labels = meta.labels.as_ref();
+            let lq = labels.and_then(|l| l.get(QUEUE_NAME_LABEL));
+            let lq = lq.map(String::as_str).unwrap_or_default();
+            let expected = if *workload_seen { "" } else { " (expected)" };
+            let text = phase_text(phase);
+            format!("{workload}{expected} in LocalQueue {ns}/{lq}: {text}")
+        }
+        Ending::Reached(phase) => format!("{workload}: {}", phase_text(phase)),
+        Ending::Failed(phase) => format!("job.batch/{name}: {}", phase_text(phase)),
+        Ending::TimedOut(phase) => format!(
+            "{workload}: still {} after {timeout_secs}s (--timeout)",
+            phase_text(phase)
+        ),
     }
 }
 

@@ -15,11 +15,15 @@ use crate::api::workload_status::condition;
 use crate::controller::jobs::{WorkloadView, finished, is_suspended, live_pods};
 use crate::manifests::ObjectKey;
 
-/// What `submit --wait` waits for.
+/// What `submit --wait` waits for (the variants' docs are `--wait`'s help).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Milestone {
+    /// Quota reserved and admitted.
     Admitted,
+    /// Pods running.
     Running,
+    /// The Job completed or failed.
     Finished,
 }
 
@@ -156,6 +160,20 @@ impl Phase {
     pub fn failed(&self) -> bool {
         matches!(self, Phase::Finished(f) if !f.succeeded())
     }
+}
+
+/// How a follow ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ending {
+    /// Without a goal: the phase once the Workload exists (or the wait for it ended);
+    /// `workload_seen` says whether it exists.
+    Seen { phase: Phase, workload_seen: bool },
+    /// The goal was reached (a Job that finished successfully reaches every goal).
+    Reached(Phase),
+    /// The Job failed.
+    Failed(Phase),
+    /// The timeout passed first; the phase it was in.
+    TimedOut(Phase),
 }
 
 fn job_failed_reason(job: &Job) -> String {
