@@ -9,7 +9,7 @@ use k8s_openapi::api::batch::v1::Job;
 
 use super::Printer;
 use crate::api::{PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL};
-use crate::explain::Explanation;
+use crate::explain::{Explanation, Mode};
 use crate::kube::jobs::MissingClass;
 use crate::manifests::job::workload_name_for_job;
 use crate::view::submit::{Ending, Finish, Phase, Placement};
@@ -125,15 +125,15 @@ pub fn dry_run_verdict(e: &Explanation) -> String {
         format!(" on flavor {}", flavors.join(", "))
     };
     let ahead = e.queue.as_ref().map_or(0, |q| q.ahead.len());
-    match e.evaluation.mode.as_str() {
-        "Fit" if ahead == 0 => format!(
+    match e.evaluation.mode {
+        Mode::Fit if ahead == 0 => format!(
             "Dry run: {what} would be admitted now in ClusterQueue {}{on}.",
             e.cluster_queue.as_deref().unwrap_or("?")
         ),
-        "Fit" => format!(
+        Mode::Fit => format!(
             "Dry run: {what} fits{on} now, but {ahead} workload(s) are ahead of it in the queue."
         ),
-        "Preempt" if e.preemption.as_ref().is_some_and(|p| p.possible) => {
+        Mode::Preempt if e.preemption.as_ref().is_some_and(|p| p.possible) => {
             let n = e.preemption.as_ref().map_or(0, |p| p.would_preempt.len());
             format!(
                 "Dry run: {what} would preempt {n} workload(s){on} and be admitted once they have stopped."
