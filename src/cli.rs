@@ -1,6 +1,7 @@
 //! The command line's global part: kubectl's flags every command takes (`--kubeconfig`,
-//! `--context`, `-n`, `--color`, `-v`), the `-o` formats, and logging setup. The subcommands
-//! and their dispatch live in [`crate::commands`]; this module knows nothing of them.
+//! `--context`, `-n`, `--color`, `-v`), the flag groups several commands share (`-o`,
+//! `--dry-run`), and logging setup. The subcommands and their dispatch live in
+//! [`crate::commands`]; this module knows nothing of them.
 
 use clap::{Args, ValueEnum};
 
@@ -68,6 +69,29 @@ pub struct PrintArgs {
     /// Don't print table headers.
     #[arg(long)]
     pub no_headers: bool,
+}
+
+/// kubectl's `--dry-run` strategies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum DryRun {
+    /// Send the request.
+    #[default]
+    None,
+    /// Only print what would be sent.
+    Client,
+    /// Let the API server validate it without storing it.
+    Server,
+}
+
+impl DryRun {
+    /// What follows the verb in `kind.group/name created (dry run)`.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            DryRun::None => "",
+            DryRun::Client => " (dry run)",
+            DryRun::Server => " (server dry run)",
+        }
+    }
 }
 
 /// Logs to stderr with an `RUST_LOG`-style filter; `-v` raises the default level.

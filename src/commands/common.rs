@@ -1,12 +1,9 @@
 //! What the cluster-facing commands share: a runtime to run the async reads and writes of
 //! `kube` from the synchronous command functions, the connection from the global flags, the
-//! printer of `-o`, and kubectl's `KEY=VALUE` flags.
+//! printer of `-o`.
 
-use std::collections::BTreeMap;
 use std::future::Future;
 use std::time::Duration;
-
-use anyhow::Context;
 
 use crate::cli::GlobalArgs;
 pub use crate::cli::PrintArgs;
@@ -38,35 +35,7 @@ pub async fn connect(global: &GlobalArgs) -> anyhow::Result<Connection> {
     crate::kube::connect(&global.connect_options()).await
 }
 
-/// Parses `a=b,c=d` (kubectl's `StringToString` flags).
-pub fn parse_key_values(flag: &str, text: &str) -> anyhow::Result<BTreeMap<String, String>> {
-    let mut out = BTreeMap::new();
-    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let (k, v) = part
-            .split_once('=')
-            .with_context(|| format!("--{flag} {text:?}: {part:?} is not KEY=VALUE"))?;
-        if k.trim().is_empty() {
-            anyhow::bail!("--{flag} {text:?}: {part:?} has an empty key");
-        }
-        out.insert(k.trim().to_string(), v.trim().to_string());
-    }
-    Ok(out)
-}
-
 /// Sleeps, for polling loops.
 pub async fn sleep(d: Duration) {
     tokio::time::sleep(d).await;
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn key_values() {
-        let m = parse_key_values("node-labels", "gpu-type=a100, zone=b").unwrap();
-        assert_eq!(m["gpu-type"], "a100");
-        assert_eq!(m["zone"], "b");
-        assert!(parse_key_values("node-labels", "gpu-type").is_err());
-    }
 }

@@ -7,10 +7,9 @@ use std::io::IsTerminal;
 use anyhow::{Context, anyhow, bail};
 use clap::{Args, Subcommand};
 
-use super::create::DryRun;
 use super::{CliResult, Outcome, common};
 use crate::api::Workload;
-use crate::cli::GlobalArgs;
+use crate::cli::{DryRun, GlobalArgs};
 use crate::kube::{Connection, Namespaces};
 use crate::manifests::ObjectKey;
 use crate::output::Printer;
@@ -134,11 +133,7 @@ async fn delete_workloads(
     }
     let server_dry_run = a.dry_run == DryRun::Server;
     let check_only = a.dry_run == DryRun::Client;
-    let suffix = match a.dry_run {
-        DryRun::None => "",
-        DryRun::Client => " (dry run)",
-        DryRun::Server => " (server dry run)",
-    };
+    let suffix = a.dry_run.suffix();
     for t in &targets {
         let ns = &t.workload.namespace;
         let deleted = match &t.owner {

@@ -43,13 +43,13 @@ pub struct ResumeQueue {
     /// Name of the queue.
     pub name: String,
     /// Only print what would change (client), or have the API server check it (server).
-    #[arg(long, value_enum, num_args = 0..=1, require_equals = true, default_missing_value = "client", default_value_t = super::create::DryRun::None)]
-    pub dry_run: super::create::DryRun,
+    #[arg(long, value_enum, num_args = 0..=1, require_equals = true, default_missing_value = "client", default_value_t = crate::cli::DryRun::None)]
+    pub dry_run: crate::cli::DryRun,
     #[command(flatten)]
     pub print: common::PrintArgs,
 }
 
-fn resume(patch: serde_json::Value, dry_run: super::create::DryRun) -> Change<'static> {
+fn resume(patch: serde_json::Value, dry_run: crate::cli::DryRun) -> Change<'static> {
     Change {
         patch,
         verb: "resumed",

@@ -6,10 +6,9 @@ use clap::{Args, Subcommand};
 use serde_json::json;
 
 use super::common::{self, PrintArgs};
-use super::create::DryRun;
 use super::{CliResult, Outcome};
 use crate::api::{ClusterQueue, LocalQueue, Workload};
-use crate::cli::GlobalArgs;
+use crate::cli::{DryRun, GlobalArgs};
 use crate::kube::objects::{Namespaced, Object, kind};
 use crate::output::Printer;
 use crate::output::printer::resource_name;
@@ -179,11 +178,7 @@ fn report<K: Object>(
     change: &Change<'_>,
 ) -> anyhow::Result<Outcome> {
     if !printer.objects(&[result])? {
-        let suffix = match change.dry_run {
-            DryRun::None => "",
-            DryRun::Client => " (dry run)",
-            DryRun::Server => " (server dry run)",
-        };
+        let suffix = change.dry_run.suffix();
         let verb = change.verb;
         printer.line(format!("{} {verb}{suffix}", resource_name(result)))?;
     }

@@ -5,6 +5,7 @@
 pub mod convert;
 pub mod documents;
 pub mod error;
+pub mod flags;
 pub mod inventory;
 pub mod job;
 pub mod key;
