@@ -10,6 +10,7 @@ pub mod inventory;
 pub mod job;
 pub mod key;
 pub mod pod;
+pub mod setup;
 
 pub use convert::{ConvertOptions, Converted, WorkloadEntry, convert};
 pub use error::{InputError, LoadError, Origin};
