@@ -6,6 +6,7 @@ pub mod convert;
 pub mod documents;
 pub mod error;
 pub mod flags;
+pub mod install;
 pub mod inventory;
 pub mod job;
 pub mod key;
