@@ -11,7 +11,8 @@
 //! - [`view`]: what the user commands show (status summary, queue positions, workload
 //!   states, a submitted Job's phase), as plain data.
 //! - `cli`, `commands`, `output` (feature `cli`): the command line, one module per
-//!   subcommand, and rendering for people and scripts.
+//!   subcommand, and rendering for people and scripts; `complete`: what shell completion
+//!   offers, read from the command tree.
 //! - `kube` (feature `cli`): the only module that talks to the API server.
 //! - `controller`, `metrics` (feature `cli`): `run-controller`, the admission and preemption
 //!   loop on a real cluster, and its Prometheus metrics.
@@ -27,6 +28,8 @@ pub mod view;
 pub mod cli;
 #[cfg(feature = "cli")]
 pub mod commands;
+#[cfg(feature = "cli")]
+pub mod complete;
 #[cfg(feature = "cli")]
 pub mod controller;
 #[cfg(feature = "cli")]
