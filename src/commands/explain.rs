@@ -6,7 +6,9 @@ use clap::Args;
 use super::{CliResult, Outcome};
 use crate::cli::{GlobalArgs, OutputFormat};
 use crate::manifests::ConvertOptions;
+use crate::manifests::key::DEFAULT_NAMESPACE;
 use crate::output::Printer;
+use crate::scheduler::key::WorkloadKey;
 
 #[derive(Debug, Args)]
 #[command(after_help = "\
@@ -56,7 +58,7 @@ pub fn run(global: &GlobalArgs, args: ExplainArgs) -> CliResult {
             global
                 .namespace
                 .clone()
-                .unwrap_or_else(|| "default".to_string()),
+                .unwrap_or_else(|| DEFAULT_NAMESPACE.to_string()),
         )
     };
     let opts = ConvertOptions {
@@ -69,10 +71,11 @@ pub fn run(global: &GlobalArgs, args: ExplainArgs) -> CliResult {
         return Ok(Outcome::Success);
     }
     match args.output {
-        OutputFormat::Name => printer.line(format!(
-            "workload.kueue.x-k8s.io/{}",
-            explanation.workload.rsplit('/').next().unwrap_or("")
-        ))?,
+        OutputFormat::Name => {
+            let name = WorkloadKey::parse(&explanation.workload)
+                .map_or_else(|| explanation.workload.clone(), |key| key.name);
+            printer.line(format!("workload.kueue.x-k8s.io/{name}"))?
+        }
         _ => printer.write(&crate::output::explain::render(
             &explanation,
             printer.color(),

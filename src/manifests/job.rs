@@ -16,6 +16,7 @@ use sha1::{Digest, Sha1};
 use crate::api::{
     PRIORITY_CLASS_LABEL, PodSet, PriorityClassSource, QUEUE_NAME_LABEL, Workload, WorkloadSpec,
 };
+use crate::manifests::key::namespace_of;
 
 /// Label carrying the owning Job's UID on its Workload.
 pub const JOB_UID_LABEL: &str = "kueue.x-k8s.io/job-uid";
@@ -93,11 +94,7 @@ pub fn workload_for_job(
     }
     let metadata = ObjectMeta {
         name: Some(workload_name_for_job(&name, &uid)),
-        namespace: Some(
-            meta.namespace
-                .clone()
-                .unwrap_or_else(|| "default".to_string()),
-        ),
+        namespace: Some(namespace_of(meta).to_string()),
         labels: (!wl_labels.is_empty()).then_some(wl_labels),
         creation_timestamp: meta.creation_timestamp.clone(),
         owner_references: Some(vec![OwnerReference {
@@ -133,9 +130,7 @@ pub fn workload_for_job(
 pub fn workload_belongs_to(wl: &Workload, job: &Job) -> bool {
     let job_name = job.metadata.name.as_deref().unwrap_or("");
     let job_uid = job.metadata.uid.as_deref().unwrap_or("");
-    if wl.metadata.namespace.as_deref().unwrap_or("default")
-        != job.metadata.namespace.as_deref().unwrap_or("default")
-    {
+    if namespace_of(&wl.metadata) != namespace_of(&job.metadata) {
         return false;
     }
     let owned = wl.metadata.owner_references.iter().flatten().any(|o| {
