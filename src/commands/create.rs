@@ -9,7 +9,7 @@ use super::{CliResult, Outcome, common, common::PrintArgs};
 use crate::api::{ClusterQueue, WorkloadPriorityClass};
 use crate::cli::{DryRun, GlobalArgs};
 use crate::kube::objects::Object;
-use crate::manifests::flags::{self, ClusterQueueFlags, ResourceFlavorFlags};
+use crate::manifests::flags::{self, ClusterQueueFlags};
 use crate::output::printer::resource_name;
 
 #[derive(Debug, Args)]
@@ -171,17 +171,6 @@ pub struct CreateResourceFlavor {
     pub common: CreateCommon,
 }
 
-impl CreateResourceFlavor {
-    fn flags(&self) -> ResourceFlavorFlags {
-        ResourceFlavorFlags {
-            name: self.name.clone(),
-            node_labels: self.node_labels.clone(),
-            node_taints: self.node_taints.clone(),
-            tolerations: self.tolerations.clone(),
-        }
-    }
-}
-
 #[derive(Debug, Args)]
 pub struct CreatePriorityClass {
     /// Name of the WorkloadPriorityClass.
@@ -197,13 +186,14 @@ pub struct CreatePriorityClass {
 }
 
 pub fn run(global: &GlobalArgs, args: CreateArgs) -> CliResult {
-    Ok(match args.what {
+    match args.what {
         CreateWhat::ClusterQueue(a) => {
             let cq = flags::cluster_queue(&a.flags())?;
             create_cluster_scoped(global, cq, &a.common)
         }
         CreateWhat::ResourceFlavor(a) => {
-            let rf = flags::resource_flavor(&a.flags())?;
+            let (labels, taints) = (a.node_labels.as_deref(), &a.node_taints);
+            let rf = flags::resource_flavor(&a.name, labels, taints, &a.tolerations)?;
             create_cluster_scoped(global, rf, &a.common)
         }
         CreateWhat::PriorityClass(a) => {
@@ -211,8 +201,8 @@ pub fn run(global: &GlobalArgs, args: CreateArgs) -> CliResult {
             wpc.description = a.description.clone();
             create_cluster_scoped(global, wpc, &a.common)
         }
-        CreateWhat::LocalQueue(a) => common::block_on(create_local_queue(global, a)),
-    }?)
+        CreateWhat::LocalQueue(a) => Ok(common::block_on(create_local_queue(global, a))?),
+    }
 }
 
 /// Prints a created object: `kind.group/name created`, or the object with `-o`.
@@ -225,11 +215,7 @@ fn print_created<K: Object>(global: &GlobalArgs, obj: &K, c: &CreateCommon) -> a
     Ok(())
 }
 
-fn create_cluster_scoped<K: Object>(
-    global: &GlobalArgs,
-    obj: K,
-    c: &CreateCommon,
-) -> anyhow::Result<Outcome> {
+fn create_cluster_scoped<K: Object>(global: &GlobalArgs, obj: K, c: &CreateCommon) -> CliResult {
     let created = match c.dry_run {
         DryRun::Client => obj,
         dry => common::block_on(async {

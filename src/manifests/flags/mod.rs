@@ -46,18 +46,6 @@ pub struct ClusterQueueFlags {
     pub lending_limit: Vec<String>,
 }
 
-/// `create resourceflavor`'s flags.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ResourceFlavorFlags {
-    pub name: String,
-    /// `KEY=VALUE[,KEY=VALUE]`.
-    pub node_labels: Option<String>,
-    /// `KEY[=VALUE]:EFFECT` each.
-    pub node_taints: Vec<String>,
-    /// `KEY[=VALUE][:EFFECT]` or `:EFFECT` each.
-    pub tolerations: Vec<String>,
-}
-
 /// Parses `a=b,c=d` (kubectl's `StringToString` flags).
 pub fn parse_key_values(flag: &str, text: &str) -> Result<BTreeMap<String, String>, FlagError> {
     let mut out = BTreeMap::new();
@@ -201,14 +189,20 @@ pub fn local_queue(
     .map_err(|e| FlagError(format!("LocalQueue {name}: {e}")))
 }
 
-/// The ResourceFlavor of `create resourceflavor`.
-pub fn resource_flavor(a: &ResourceFlavorFlags) -> Result<ResourceFlavor, FlagError> {
-    let mut rf = ResourceFlavor::new(&a.name, Default::default());
-    if let Some(l) = &a.node_labels {
+/// The ResourceFlavor of `create resourceflavor`: `--node-labels KEY=VALUE[,KEY=VALUE]`,
+/// `--node-taints` and `--tolerations` (see [`parse_taints`], [`parse_tolerations`]).
+pub fn resource_flavor(
+    name: &str,
+    node_labels: Option<&str>,
+    node_taints: &[String],
+    tolerations: &[String],
+) -> Result<ResourceFlavor, FlagError> {
+    let mut rf = ResourceFlavor::new(name, Default::default());
+    if let Some(l) = node_labels {
         rf.spec.node_labels = parse_key_values("node-labels", l)?;
     }
-    rf.spec.node_taints = parse_taints(&a.node_taints)?;
-    rf.spec.tolerations = parse_tolerations(&a.tolerations)?;
+    rf.spec.node_taints = parse_taints(node_taints)?;
+    rf.spec.tolerations = parse_tolerations(tolerations)?;
     Ok(rf)
 }
 
