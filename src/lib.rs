@@ -7,6 +7,8 @@
 //!   with CRD generation.
 //! - [`manifests`]: reading YAML into API objects and converting them for the engine.
 //! - [`simulate`]: the engine run to a fixpoint offline, with what-if edits.
+//! - [`status`]: Workload and queue status as upstream writes it, for `simulate` and the
+//!   controller alike.
 //! - [`explain`]: why a workload waits (or how it was admitted), with verified next steps.
 //! - `cli`, `commands`, `output` (feature `cli`): the command line, one module per
 //!   subcommand, and rendering for people and scripts.
@@ -19,6 +21,7 @@ pub mod explain;
 pub mod manifests;
 pub mod scheduler;
 pub mod simulate;
+pub mod status;
 
 #[cfg(feature = "cli")]
 pub mod cli;

@@ -540,7 +540,7 @@ spec:
                 count: 1,
             }],
         };
-        super::super::status::admit(&mut st, &adm, 0);
+        crate::status::admit(&mut st, &adm, 0);
         w.status = Some(st);
         w
     }
@@ -647,7 +647,7 @@ spec:
     fn eviction_stops_restores_and_then_releases() {
         let j = job(JOB);
         let mut w = admitted(workload(&j));
-        super::super::status::evict(
+        crate::status::evict(
             w.status.as_mut().unwrap(),
             crate::scheduler::PreemptionReason::InClusterQueue,
             "Preempted to accommodate",
@@ -754,7 +754,7 @@ spec:
                 message: "done".into()
             }
         );
-        super::super::status::finish(w.status.as_mut().unwrap(), "Succeeded", "done", 0);
+        crate::status::finish(w.status.as_mut().unwrap(), "Succeeded", "done", 0);
         assert_eq!(decide(&j, Some(&w), &flavors()), JobAction::RemoveFinalizer);
         w.metadata.finalizers = None;
         assert_eq!(decide(&j, Some(&w), &flavors()), JobAction::Nothing);

@@ -9,7 +9,7 @@
 //! 2. brings changed Workloads into the engine ([`sync`]),
 //! 3. reconciles changed Jobs ([`job_reconciler`], decisions in [`jobs`]),
 //! 4. runs scheduling cycles if anything changed ([`scheduling`]),
-//! 5. sends the Workload status writes decided ([`workloads`], shapes in [`status`]),
+//! 5. sends the Workload status writes decided ([`workloads`], shapes in [`crate::status`]),
 //! 6. refreshes ClusterQueue/LocalQueue status and gauges ([`queues`]).
 //!
 //! Files: [`state`] (what the loop holds), [`events`] (Event texts), [`http`] (/metrics,
@@ -22,7 +22,6 @@ pub mod jobs;
 pub mod queues;
 pub mod scheduling;
 pub mod state;
-pub mod status;
 pub mod sync;
 pub mod workloads;
 

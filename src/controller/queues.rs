@@ -10,11 +10,10 @@ use std::time::{Duration, Instant};
 use crate::kube::watch::key_of;
 use crate::metrics::{QueueState, ResourceState};
 use crate::scheduler::quantity::{UNLIMITED, is_milli_resource};
-use crate::simulate::result::{cluster_queue_with_status, local_queue_with_status};
+use crate::status::{cluster_queue_with_status, local_queue_with_status, same_ignoring_times};
 
 use super::Msg;
 use super::state::{Ctl, now_ms};
-use super::status::same_ignoring_times;
 
 pub const MIN_INTERVAL: Duration = Duration::from_millis(250);
 

@@ -14,7 +14,7 @@ use crate::scheduler::decision::Target;
 
 use super::events;
 use super::state::{Ctl, Effect, Plan, now_ms};
-use super::status;
+use crate::status;
 
 /// Upper bound of cycles per loop turn, so watch events are never starved.
 const MAX_CYCLES_PER_TURN: usize = 64;

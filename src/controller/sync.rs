@@ -16,7 +16,7 @@ use crate::manifests::{Inventory, Origin, Sourced};
 use crate::scheduler::model::{Admission, Workload as Model};
 
 use super::state::{Ctl, Plan, now_ms};
-use super::status;
+use crate::status;
 
 fn sourced<T: Clone>(
     items: Vec<std::sync::Arc<T>>,

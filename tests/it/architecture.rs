@@ -6,7 +6,9 @@
 //! `src/scheduler/queue.rs` makes `the_engine_names_no_io_clock_or_hash_map` fail with
 //! "src/scheduler/queue.rs:12: `HashMap`"; adding `use crate::kube::watch;` to
 //! `src/simulate/runner.rs` makes `modules_depend_only_downwards` fail with
-//! "src/simulate/runner.rs: simulate must not use crate::kube". Both were removed again.
+//! "src/simulate/runner.rs: simulate must not use crate::kube"; adding
+//! `use crate::simulate::result::History;` to `src/controller/queues.rs` makes it fail with
+//! "src/controller/queues.rs: controller must not use crate::simulate". All were removed again.
 
 use std::path::{Path, PathBuf};
 
@@ -246,6 +248,19 @@ const LAYERS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "status",
+        &[
+            "simulate",
+            "explain",
+            "cli",
+            "commands",
+            "output",
+            "kube",
+            "controller",
+            "metrics",
+        ],
+    ),
+    (
         "simulate",
         &["explain", "cli", "commands", "output", "kube", "controller"],
     ),
@@ -257,6 +272,10 @@ const LAYERS: &[(&str, &[&str])] = &[
         "metrics",
         &["cli", "commands", "output", "kube", "controller"],
     ),
+    // The status writer is `crate::status`, not `simulate`'s: the live side never imports
+    // the offline runner.
+    ("kube", &["simulate", "explain", "controller", "commands"]),
+    ("controller", &["simulate", "explain", "commands", "output"]),
 ];
 
 #[test]
