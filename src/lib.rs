@@ -6,9 +6,13 @@
 //! - [`api`]: serde types of `kueue.x-k8s.io/v1beta1` and the controller `Configuration`,
 //!   with CRD generation.
 //! - [`manifests`]: reading YAML into API objects and converting them for the engine.
+//! - [`policy`]: the workload controller's rules (deactivation, draining, requeue, Workloads
+//!   without a Job) as pure functions with `now` passed in.
 //! - [`simulate`]: the engine run to a fixpoint offline, with what-if edits.
 //! - [`status`]: Workload and queue status as upstream writes it, for `simulate` and the
 //!   controller alike.
+//! - [`integration`]: the batch/v1 Job integration as pure decisions (Job and Workload in,
+//!   next step out).
 //! - [`explain`]: why a workload waits (or how it was admitted), with verified next steps.
 //! - `cli`, `commands`, `output` (feature `cli`): the command line, one module per
 //!   subcommand, and rendering for people and scripts.
@@ -18,7 +22,9 @@
 
 pub mod api;
 pub mod explain;
+pub mod integration;
 pub mod manifests;
+pub mod policy;
 pub mod scheduler;
 pub mod simulate;
 pub mod status;

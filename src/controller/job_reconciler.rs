@@ -1,4 +1,4 @@
-//! Runs the Job integration's decisions ([`super::jobs::decide`]) against the cluster: one
+//! Runs the Job integration's decisions ([`crate::integration::job::decide`]) against the cluster: one
 //! write sequence per Job at a time, Events on the Job, and the Workload-side steps
 //! (creation, release, finish) through the same paths as the scheduler's writes.
 
@@ -8,42 +8,25 @@ use std::time::Instant;
 
 use k8s_openapi::api::batch::v1::Job;
 
-use crate::api::{QUEUE_NAME_LABEL, Workload};
+use crate::api::Workload;
 use crate::kube::apply::{self, is_conflict, is_invalid, is_not_found};
-use crate::manifests::job::{JobProblem, workload_for_job, workload_name_for_job};
+use crate::manifests::job::{JobProblem, workload_for_job};
 
 use super::Msg;
 use super::events;
-use super::jobs::{self, JobAction, JobStep};
 use super::state::Ctl;
 use super::workloads::backoff;
+use crate::integration::job::{self as jobs, JobAction, JobStep};
 
 impl Ctl {
     fn managed(&self, job: &Job) -> bool {
-        let labelled = job
-            .metadata
-            .labels
-            .as_ref()
-            .is_some_and(|l| l.contains_key(QUEUE_NAME_LABEL));
-        if labelled {
-            return true;
-        }
-        // manageJobsWithoutQueueName: only in the namespaces managedJobsNamespaceSelector
-        // picks (upstream's default leaves out kube-system and the controller's namespace).
-        if !self.cfg.manage_jobs_without_queue_name {
-            return false;
-        }
-        let Some(selector) = &self.cfg.managed_jobs_namespace_selector else {
-            return true;
-        };
-        let ns = job.metadata.namespace.as_deref().unwrap_or("default");
-        let labels = self
-            .stores
-            .namespaces
-            .get(&crate::kube::watch::object_ref(ns))
-            .and_then(|n| n.metadata.labels.clone())
-            .unwrap_or_default();
-        selector.matches(&labels)
+        jobs::is_managed(job, &self.cfg.managed_jobs, |ns| {
+            self.stores
+                .namespaces
+                .get(&crate::kube::watch::object_ref(ns))
+                .and_then(|n| n.metadata.labels.clone())
+                .unwrap_or_default()
+        })
     }
 
     /// The key of the Workload of `job_key`: the one it owns, else the name we would give it.
@@ -51,12 +34,7 @@ impl Ctl {
         if let Some(k) = self.owned.get(job_key) {
             return k.clone();
         }
-        let ns = job.metadata.namespace.as_deref().unwrap_or("default");
-        let name = workload_name_for_job(
-            job.metadata.name.as_deref().unwrap_or(""),
-            job.metadata.uid.as_deref().unwrap_or(""),
-        );
-        format!("{ns}/{name}")
+        jobs::workload_key_for_job(job).to_string()
     }
 
     pub fn reconcile_job(&mut self, key: &str) {

@@ -7,7 +7,7 @@
 //! the network. Each turn of the loop:
 //! 1. re-reads the queue configuration if it changed ([`sync`]),
 //! 2. brings changed Workloads into the engine ([`sync`]),
-//! 3. reconciles changed Jobs ([`job_reconciler`], decisions in [`jobs`]),
+//! 3. reconciles changed Jobs ([`job_reconciler`], decisions in [`crate::integration::job`]),
 //! 4. runs scheduling cycles if anything changed ([`scheduling`]),
 //! 5. sends the Workload status writes decided ([`workloads`], shapes in [`crate::status`]),
 //! 6. refreshes ClusterQueue/LocalQueue status and gauges ([`queues`]).
@@ -18,7 +18,6 @@
 pub mod events;
 pub mod http;
 pub mod job_reconciler;
-pub mod jobs;
 pub mod queues;
 pub mod scheduling;
 pub mod state;
@@ -281,12 +280,14 @@ async fn lead(
                 .as_ref()
                 .map(|r| r.exclude_resource_prefixes.clone())
                 .unwrap_or_default(),
-            manage_jobs_without_queue_name: opts.config.manage_jobs_without_queue_name,
-            managed_jobs_namespace_selector: opts
-                .config
-                .managed_jobs_namespace_selector
-                .as_ref()
-                .map(crate::manifests::pod::label_selector),
+            managed_jobs: crate::integration::job::ManagedJobs {
+                without_queue_name: opts.config.manage_jobs_without_queue_name,
+                namespace_selector: opts
+                    .config
+                    .managed_jobs_namespace_selector
+                    .as_ref()
+                    .map(crate::manifests::pod::label_selector),
+            },
         },
         config: opts.config_given.then(|| opts.config.clone()),
         tx,

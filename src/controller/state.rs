@@ -102,9 +102,8 @@ pub struct JobBook {
 pub struct LoopConfig {
     pub strict_namespace_selector: bool,
     pub exclude_resource_prefixes: Vec<String>,
-    pub manage_jobs_without_queue_name: bool,
-    /// Which namespaces' unlabelled Jobs that applies to.
-    pub managed_jobs_namespace_selector: Option<crate::scheduler::labels::LabelSelector>,
+    /// Which Jobs the Job integration manages.
+    pub managed_jobs: crate::integration::job::ManagedJobs,
 }
 
 pub struct Ctl {

@@ -245,140 +245,51 @@ impl Ctl {
         }
     }
 
-    /// Evictions upstream's workload controller makes besides preemption, and their undoing:
-    /// `spec.active: false` evicts (`Deactivated`), a queue with `stopPolicy: HoldAndDrain`
-    /// drains (`ClusterQueueStopped`, `LocalQueueStopped`); the reservation stays, in the
-    /// engine too, until the pods are gone. Reactivated, or with the queue running again, the
-    /// Workload is marked `Requeued` so it queues again.
+    /// Evictions upstream's workload controller makes besides preemption, and their undoing
+    /// ([`crate::policy::workload`]), turned into status writes.
     fn evictions_and_requeues(&mut self, key: &str, obj: &crate::api::Workload, m: &mut Model) {
-        use crate::api::workload_status::condition;
-        use crate::scheduler::model::StopPolicy;
-        let view = super::jobs::WorkloadView::of(obj);
-        if view.finished {
-            return;
-        }
-        let st = obj.status.clone().unwrap_or_default();
-        let ns = obj
-            .metadata
-            .namespace
-            .clone()
-            .unwrap_or_else(|| "default".into());
-        let queue = obj.spec.queue_name.clone().unwrap_or_default();
-        let lq_stop = self
-            .base
-            .local_queues
-            .get(&(ns.clone(), queue.clone()))
-            .map(|l| l.stop_policy);
-        let target_cq = self
-            .base
-            .local_queues
-            .get(&(ns, queue))
-            .map(|l| l.cluster_queue.clone());
-        let reserved_cq = st
-            .admission
-            .as_ref()
-            .filter(|_| view.has_reservation)
-            .map(|a| a.cluster_queue.clone());
-        let cq_stop = |name: Option<&String>| {
-            name.and_then(|n| self.base.cluster_queues.get(n))
-                .map(|c| c.stop_policy)
-        };
-        if !obj.spec.active && view.has_reservation {
-            // Still holding until released: keep it in the engine as admitted, unqueued.
-            m.active = true;
-            m.requeue_blocked = true;
-            m.admission = self
-                .engine
-                .workload(key)
-                .and_then(|w| w.admission.clone())
-                .or(m.admission.take());
-        }
-        let eviction = if view.evicted.is_some() {
-            None
-        } else if !obj.spec.active {
-            Some((condition::DEACTIVATED, status::DEACTIVATED_MESSAGE))
-        } else if view.has_reservation
-            && cq_stop(reserved_cq.as_ref()) == Some(StopPolicy::HoldAndDrain)
-        {
-            Some((
-                condition::EVICTED_BY_CLUSTER_QUEUE_STOPPED,
-                status::CLUSTER_QUEUE_STOPPED_MESSAGE,
-            ))
-        } else if view.has_reservation && lq_stop == Some(StopPolicy::HoldAndDrain) {
-            Some((
-                condition::EVICTED_BY_LOCAL_QUEUE_STOPPED,
-                status::LOCAL_QUEUE_STOPPED_MESSAGE,
-            ))
-        } else {
-            None
-        };
-        if let Some((reason, message)) = eviction {
-            let mut next = st.clone();
-            let first = status::evict_for(&mut next, reason, message, now_ms());
-            tracing::info!(workload = key, reason, "evicting");
-            let mut effects = vec![super::state::Effect::WorkloadEvent(
-                false,
-                format!("EvictedDueTo{reason}"),
-                message.into(),
-            )];
-            if let Some(cq) = reserved_cq {
-                let pc = obj.spec.priority_class_name.clone().unwrap_or_default();
-                effects.push(super::state::Effect::EvictedFor(
-                    cq,
-                    reason.to_string(),
-                    pc,
-                    first,
-                ));
+        use crate::policy::workload::{self as policy, QueueTransition};
+        let engine_admission = self.engine.workload(key).and_then(|w| w.admission.clone());
+        policy::hold_while_deactivated(obj, m, engine_admission.as_ref());
+        match policy::queue_transition(obj, &self.base, now_ms()) {
+            None => {}
+            Some(QueueTransition::Evict(e)) => {
+                tracing::info!(workload = key, reason = e.reason, "evicting");
+                let mut effects = vec![super::state::Effect::WorkloadEvent(
+                    false,
+                    format!("EvictedDueTo{}", e.reason),
+                    e.message.into(),
+                )];
+                if let Some(cq) = e.cluster_queue {
+                    let pc = obj.spec.priority_class_name.clone().unwrap_or_default();
+                    effects.push(super::state::Effect::EvictedFor(
+                        cq,
+                        e.reason.to_string(),
+                        pc,
+                        e.first,
+                    ));
+                }
+                self.set_plan(
+                    key,
+                    Plan {
+                        status: e.status,
+                        effects,
+                        admits: false,
+                    },
+                );
             }
-            self.set_plan(
-                key,
-                Plan {
-                    status: next,
-                    effects,
-                    admits: false,
-                },
-            );
-            return;
-        }
-        let requeued_off = st
-            .condition(condition::REQUEUED)
-            .filter(|c| c.status == "False")
-            .map(|c| c.reason.clone());
-        let again = match requeued_off.as_deref() {
-            Some(condition::DEACTIVATED) if obj.spec.active => {
-                Some(("Reactivated", "The workload was reactivated"))
+            Some(QueueTransition::Requeue(r)) => {
+                self.set_plan(
+                    key,
+                    Plan {
+                        status: r.status,
+                        effects: Vec::new(),
+                        admits: false,
+                    },
+                );
+                // Queued once that is written.
+                m.requeue_blocked = true;
             }
-            Some(condition::EVICTED_BY_CLUSTER_QUEUE_STOPPED)
-                if cq_stop(target_cq.as_ref()) == Some(StopPolicy::None) =>
-            {
-                Some((
-                    "ClusterQueueRestarted",
-                    "The ClusterQueue was restarted after being stopped",
-                ))
-            }
-            Some(condition::EVICTED_BY_LOCAL_QUEUE_STOPPED)
-                if lq_stop == Some(StopPolicy::None) =>
-            {
-                Some((
-                    "LocalQueueRestarted",
-                    "The LocalQueue was restarted after being stopped",
-                ))
-            }
-            _ => None,
-        };
-        if let Some((reason, message)) = again {
-            let mut next = st.clone();
-            status::requeue(&mut next, reason, message, now_ms());
-            self.set_plan(
-                key,
-                Plan {
-                    status: next,
-                    effects: Vec::new(),
-                    admits: false,
-                },
-            );
-            // Queued once that is written.
-            m.requeue_blocked = true;
         }
     }
 
@@ -458,19 +369,11 @@ impl Ctl {
     /// Workloads created directly (no Job): there are no pods to wait for, so an evicted one
     /// gives its quota back at once, and one being deleted loses our finalizer at once.
     fn plain_workload_lifecycle(&mut self, key: &str, obj: &crate::api::Workload) {
-        let view = super::jobs::WorkloadView::of(obj);
-        let has_finalizer = obj
-            .metadata
-            .finalizers
-            .iter()
-            .flatten()
-            .any(|f| f == crate::manifests::job::RESOURCE_IN_USE_FINALIZER);
-        if (view.deleting || view.finished) && has_finalizer {
-            self.remove_finalizer(key);
-            return;
-        }
-        if view.evicted.is_some() && view.has_reservation && !view.finished {
-            self.release(key);
+        use crate::policy::workload::{PlainWorkloadStep, plain_workload_step};
+        match plain_workload_step(obj) {
+            PlainWorkloadStep::Nothing => {}
+            PlainWorkloadStep::RemoveFinalizer => self.remove_finalizer(key),
+            PlainWorkloadStep::Release => self.release(key),
         }
     }
 

@@ -128,12 +128,6 @@ fn count_eviction(st: &mut WorkloadStatus, reason: &str) -> bool {
     }
 }
 
-/// Upstream's message for a Workload with `spec.active: false`.
-pub const DEACTIVATED_MESSAGE: &str = "The workload is deactivated";
-/// Upstream's eviction messages when a queue with `stopPolicy: HoldAndDrain` drains.
-pub const CLUSTER_QUEUE_STOPPED_MESSAGE: &str = "The ClusterQueue is stopped";
-pub const LOCAL_QUEUE_STOPPED_MESSAGE: &str = "The LocalQueue is stopped";
-
 /// Evicted for a reason other than preemption (`Deactivated`, `ClusterQueueStopped`,
 /// `LocalQueueStopped`): a reservation stays until the pods are gone. Returns whether it is
 /// the first eviction for this reason.

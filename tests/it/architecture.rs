@@ -8,7 +8,10 @@
 //! `src/simulate/runner.rs` makes `modules_depend_only_downwards` fail with
 //! "src/simulate/runner.rs: simulate must not use crate::kube"; adding
 //! `use crate::simulate::result::History;` to `src/controller/queues.rs` makes it fail with
-//! "src/controller/queues.rs: controller must not use crate::simulate". All were removed again.
+//! "src/controller/queues.rs: controller must not use crate::simulate"; adding
+//! `let _ = std::time::SystemTime::now();` to `src/policy/workload.rs` makes
+//! `shared_rules_take_time_as_a_parameter` fail with "src/policy/workload.rs:NN:
+//! `SystemTime`". All were removed again.
 
 use std::path::{Path, PathBuf};
 
@@ -204,6 +207,29 @@ fn the_engine_names_no_io_clock_or_hash_map() {
     );
 }
 
+#[test]
+fn shared_rules_take_time_as_a_parameter() {
+    // The status transitions, the Job integration and the workload policy are shared by
+    // `simulate` (virtual time) and the controller: they read no clock and do no I/O.
+    const FORBIDDEN: &[&str] = &["SystemTime", "Instant", "tokio", "kube", "rand"];
+    let mut found = Vec::new();
+    for dir in ["src/status", "src/integration", "src/policy"] {
+        for f in rust_files(dir) {
+            let code = code_only(&std::fs::read_to_string(&f).unwrap());
+            for w in FORBIDDEN {
+                for line in occurrences(&code, w) {
+                    found.push(format!("{}:{line}: `{w}`", rel(&f)));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "shared rules must stay pure:\n{}",
+        found.join("\n")
+    );
+}
+
 /// `(module, modules it must not use)`. A module is a directory or file under `src/`.
 const LAYERS: &[(&str, &[&str])] = &[
     (
@@ -258,6 +284,34 @@ const LAYERS: &[(&str, &[&str])] = &[
             "kube",
             "controller",
             "metrics",
+        ],
+    ),
+    (
+        "integration",
+        &[
+            "simulate",
+            "explain",
+            "cli",
+            "commands",
+            "output",
+            "kube",
+            "controller",
+            "metrics",
+            "policy",
+        ],
+    ),
+    (
+        "policy",
+        &[
+            "simulate",
+            "explain",
+            "cli",
+            "commands",
+            "output",
+            "kube",
+            "controller",
+            "metrics",
+            "integration",
         ],
     ),
     (
