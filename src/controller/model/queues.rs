@@ -1,0 +1,137 @@
+//! ClusterQueue and LocalQueue status (flavorsReservation, flavorsUsage, counts, `Active`),
+//! built by the same functions `simulate -o yaml` uses ([`crate::status::queues`]) and
+//! written when it changed, plus the queue gauges of `/metrics`.
+//!
+//! Recomputed at most every [`MIN_INTERVAL`] while things change (the loop's tick flushes
+//! the last change), so a burst of admissions costs a few status writes, not one each. One
+//! write per queue in flight at a time.
+
+use std::time::Duration;
+
+use crate::manifests::ObjectKey;
+use crate::metrics::{MetricUpdate, QueueState, ResourceState};
+use crate::scheduler::quantity::{UNLIMITED, is_milli_resource};
+use crate::status::{cluster_queue_with_status, local_queue_with_status, same_ignoring_times};
+
+use super::Ctx;
+use super::plan::Action;
+
+pub const MIN_INTERVAL: Duration = Duration::from_millis(250);
+
+fn reported(resource: &str, v: i64) -> f64 {
+    if v == UNLIMITED {
+        return f64::INFINITY;
+    }
+    if is_milli_resource(resource) {
+        v as f64 / 1000.0
+    } else {
+        v as f64
+    }
+}
+
+impl Ctx<'_> {
+    pub(super) fn update_queues(&mut self) {
+        if !self.m.queues_dirty {
+            return;
+        }
+        let now = self.now;
+        if self
+            .m
+            .queues_written_at
+            .is_some_and(|t| now.instant.saturating_duration_since(t) < MIN_INTERVAL)
+        {
+            return;
+        }
+        self.m.queues_dirty = false;
+        self.m.queues_written_at = Some(now.instant);
+        self.update_gauges();
+        for cq in self.cache.cluster_queues() {
+            let key = ObjectKey::cluster_scoped(&cq.metadata);
+            if self.m.busy_queues.contains(&key) {
+                self.m.queues_dirty = true;
+                continue;
+            }
+            let status = cluster_queue_with_status(&cq, &self.m.engine, now.wall)
+                .status
+                .unwrap_or_default();
+            if same_ignoring_times(&cq.status.clone().unwrap_or_default(), &status) {
+                continue;
+            }
+            self.m.busy_queues.insert(key.clone());
+            self.act(Action::WriteClusterQueueStatus { key, status });
+        }
+        for lq in self.cache.local_queues() {
+            let key = ObjectKey::namespaced(&lq.metadata);
+            if self.m.busy_queues.contains(&key) {
+                self.m.queues_dirty = true;
+                continue;
+            }
+            let status = local_queue_with_status(&lq, &self.m.engine, now.wall)
+                .status
+                .unwrap_or_default();
+            if same_ignoring_times(&lq.status.clone().unwrap_or_default(), &status) {
+                continue;
+            }
+            self.m.busy_queues.insert(key.clone());
+            self.act(Action::WriteLocalQueueStatus { key, status });
+        }
+    }
+
+    pub(super) fn on_queue_written(&mut self, key: ObjectKey, _ok: bool) {
+        self.m.busy_queues.remove(&key);
+        // Re-check: the state may have moved on while the write was in flight (and a failed
+        // write is retried).
+        self.m.queues_dirty = true;
+    }
+
+    fn update_gauges(&mut self) {
+        let engine = &self.m.engine;
+        let pending = engine.pending_counts();
+        let states: Vec<QueueState> = engine
+            .cluster_queues()
+            .into_iter()
+            .map(|v| {
+                let counts = pending.iter().find(|p| p.cluster_queue == v.name);
+                QueueState {
+                    cohort: v.cohort.clone().unwrap_or_default(),
+                    active: v.inactive.is_none(),
+                    pending_active: counts.map_or(0, |c| c.active as i64),
+                    pending_inadmissible: counts.map_or(0, |c| c.inadmissible as i64),
+                    reserving: v.reserving as i64,
+                    admitted: v.admitted as i64,
+                    resources: v
+                        .usage
+                        .iter()
+                        .map(|u| ResourceState {
+                            flavor: u.flavor.clone(),
+                            resource: u.resource.clone(),
+                            nominal: reported(&u.resource, u.nominal),
+                            borrowing_limit: u
+                                .borrowing_limit
+                                .map_or(f64::INFINITY, |b| reported(&u.resource, b)),
+                            lending_limit: u
+                                .lending_limit
+                                .map_or(f64::INFINITY, |b| reported(&u.resource, b)),
+                            reservation: reported(&u.resource, u.reserved),
+                            usage: reported(&u.resource, u.admitted),
+                        })
+                        .collect(),
+                    cluster_queue: v.name,
+                }
+            })
+            .collect();
+        self.metric(MetricUpdate::QueueState(states));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reported;
+
+    #[test]
+    fn cpu_in_cores_unlimited_as_inf() {
+        assert_eq!(reported("cpu", 1500), 1.5);
+        assert_eq!(reported("nvidia.com/gpu", 4), 4.0);
+        assert!(reported("memory", crate::scheduler::quantity::UNLIMITED).is_infinite());
+    }
+}
