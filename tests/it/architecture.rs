@@ -11,7 +11,9 @@
 //! "src/controller/queues.rs: controller must not use crate::simulate"; adding
 //! `let _ = std::time::SystemTime::now();` to `src/policy/workload.rs` makes
 //! `shared_rules_take_time_as_a_parameter` fail with "src/policy/workload.rs:NN:
-//! `SystemTime`". All were removed again.
+//! `SystemTime`"; adding `use crate::kube::apply::Writer;` to `src/controller/model/mod.rs`
+//! makes `the_controller_model_holds_no_io_handles` fail with
+//! "src/controller/model/mod.rs:NN: `Writer`". All were removed again.
 
 use std::path::{Path, PathBuf};
 
@@ -226,6 +228,41 @@ fn shared_rules_take_time_as_a_parameter() {
     assert!(
         found.is_empty(),
         "shared rules must stay pure:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_controller_model_holds_no_io_handles() {
+    // The model decides; the shell (`src/controller/shell.rs`) performs. No client, channel,
+    // task, store, registry or wall clock in the model: time comes in with every input.
+    const FORBIDDEN: &[&str] = &[
+        "tokio",
+        "Client",
+        "Api",
+        "Writer",
+        "Stores",
+        "Store",
+        "Metrics",
+        "UnboundedSender",
+        "mpsc",
+        "SystemTime",
+        "crate::kube::apply",
+        "crate::kube::lease",
+        "crate::kube::client",
+    ];
+    let mut found = Vec::new();
+    for f in rust_files("src/controller/model") {
+        let code = code_only(&std::fs::read_to_string(&f).unwrap());
+        for w in FORBIDDEN {
+            for line in occurrences(&code, w) {
+                found.push(format!("{}:{line}: `{w}`", rel(&f)));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "the controller model must stay pure:\n{}",
         found.join("\n")
     );
 }
