@@ -18,7 +18,8 @@
 //!   subcommand, and rendering for people and scripts.
 //! - `kube` (feature `cli`): the only module that talks to the API server.
 //! - `controller`, `metrics` (feature `cli`): `run-controller`, the admission and preemption
-//!   loop on a real cluster, and its Prometheus metrics.
+//!   loop on a real cluster (a pure model deciding writes as data, and an I/O shell performing
+//!   them), and its Prometheus metrics.
 
 pub mod api;
 pub mod explain;
