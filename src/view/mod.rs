@@ -11,8 +11,6 @@
 pub mod list;
 pub mod snapshot;
 pub mod status;
-// The Job checks it builds on are still in `controller::jobs`, behind the `cli` feature.
-#[cfg(feature = "cli")]
 pub mod submit;
 pub mod workload;
 

@@ -1,8 +1,9 @@
 //! Where a submitted Job is, as `submit` follows it: waiting for its Workload, queued (with
 //! its place), stopped, quota reserved, admitted on a flavor, evicted, running, finished.
 //!
-//! Built on the Job integration's own checks (`controller::jobs`: the Workload as the Job sees
-//! it, live pods, finished), so `submit` and the controller agree on when a Job runs or is done.
+//! Built on the Job integration's own checks ([`crate::integration::job`]: live pods,
+//! finished, suspended; [`WorkloadView`]: the Workload as the Job sees it), so `submit` and the
+//! controller agree on when a Job runs or is done.
 //! Invariants: a finished Job is finished whatever its Workload says; the phases are ordered by
 //! how far the Job got ([`Milestone`]).
 
@@ -12,8 +13,9 @@ use super::snapshot::{Position, Reason, Snapshot};
 use super::workload::{admitted_cluster_queue, assigned_flavors};
 use crate::api::Workload;
 use crate::api::workload_status::condition;
-use crate::controller::jobs::{WorkloadView, finished, is_suspended, live_pods};
+use crate::integration::job::{finished, is_suspended, live_pods};
 use crate::manifests::ObjectKey;
+use crate::status::WorkloadView;
 
 /// What `submit --wait` waits for (the variants' docs are `--wait`'s help).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -6,13 +6,20 @@
 //! `src/scheduler/queue.rs` makes `the_engine_names_no_io_clock_or_hash_map` fail with
 //! "src/scheduler/queue.rs:12: `HashMap`"; adding `use crate::kube::watch;` to
 //! `src/simulate/runner.rs` makes `modules_depend_only_downwards` fail with
-//! "src/simulate/runner.rs: simulate must not use crate::kube". Both were removed again.
-//! The command-layer rules, likewise: `use crate::commands::Cli;` in `src/output/mod.rs` and
-//! in `src/cli.rs` failed with "src/output/mod.rs: output must not use crate::commands" and
-//! "src/cli.rs: cli must not use crate::commands"; `use crate::{cli::GlobalArgs as _G};` in
-//! `src/kube/mod.rs` (a group) with "src/kube/mod.rs: kube must not use crate::cli";
-//! `use kube::Api as _A;` in `src/commands/list.rs` made `commands_make_no_api_calls` fail
-//! with "src/commands/list.rs:184: the `kube` crate" and "...:184: `Api`"; ten more lines in
+//! "src/simulate/runner.rs: simulate must not use crate::kube"; adding
+//! `use crate::simulate::result::History;` to `src/controller/queues.rs` makes it fail with
+//! "src/controller/queues.rs: controller must not use crate::simulate"; adding
+//! `let _ = std::time::SystemTime::now();` to `src/policy/workload.rs` makes
+//! `shared_rules_take_time_as_a_parameter` fail with "src/policy/workload.rs:NN:
+//! `SystemTime`"; adding `use crate::kube::apply::Writer;` to `src/controller/model/mod.rs`
+//! makes `the_controller_model_holds_no_io_handles` fail with
+//! "src/controller/model/mod.rs:NN: `Writer`". The command-layer rules, likewise:
+//! `use crate::commands::Cli;` in `src/output/mod.rs` and in `src/cli.rs` failed with
+//! "src/output/mod.rs: output must not use crate::commands" and "src/cli.rs: cli must not use
+//! crate::commands"; `use crate::{cli::GlobalArgs as _G};` in `src/kube/mod.rs` (a group)
+//! with "src/kube/mod.rs: kube must not use crate::cli"; `use kube::Api as _A;` in
+//! `src/commands/list.rs` made `commands_make_no_api_calls` fail with
+//! "src/commands/list.rs:184: the `kube` crate" and "...:184: `Api`"; ten more lines in
 //! `src/commands/create.rs` made `command_files_are_small` fail with
 //! "src/commands/create.rs: 257 lines". All were removed again.
 
@@ -210,6 +217,64 @@ fn the_engine_names_no_io_clock_or_hash_map() {
     );
 }
 
+#[test]
+fn shared_rules_take_time_as_a_parameter() {
+    // The status transitions, the Job integration and the workload policy are shared by
+    // `simulate` (virtual time) and the controller: they read no clock and do no I/O.
+    const FORBIDDEN: &[&str] = &["SystemTime", "Instant", "tokio", "kube", "rand"];
+    let mut found = Vec::new();
+    for dir in ["src/status", "src/integration", "src/policy"] {
+        for f in rust_files(dir) {
+            let code = code_only(&std::fs::read_to_string(&f).unwrap());
+            for w in FORBIDDEN {
+                for line in occurrences(&code, w) {
+                    found.push(format!("{}:{line}: `{w}`", rel(&f)));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "shared rules must stay pure:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_controller_model_holds_no_io_handles() {
+    // The model decides; the shell (`src/controller/shell.rs`) performs. No client, channel,
+    // task, store, registry or wall clock in the model: time comes in with every input.
+    const FORBIDDEN: &[&str] = &[
+        "tokio",
+        "Client",
+        "Api",
+        "Writer",
+        "Stores",
+        "Store",
+        "Metrics",
+        "UnboundedSender",
+        "mpsc",
+        "SystemTime",
+        "crate::kube::apply",
+        "crate::kube::lease",
+        "crate::kube::client",
+    ];
+    let mut found = Vec::new();
+    for f in rust_files("src/controller/model") {
+        let code = code_only(&std::fs::read_to_string(&f).unwrap());
+        for w in FORBIDDEN {
+            for line in occurrences(&code, w) {
+                found.push(format!("{}:{line}: `{w}`", rel(&f)));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "the controller model must stay pure:\n{}",
+        found.join("\n")
+    );
+}
+
 /// `(module, modules it must not use)`. A module is a directory or file under `src/`.
 const LAYERS: &[(&str, &[&str])] = &[
     (
@@ -254,6 +319,47 @@ const LAYERS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "status",
+        &[
+            "simulate",
+            "explain",
+            "cli",
+            "commands",
+            "output",
+            "kube",
+            "controller",
+            "metrics",
+        ],
+    ),
+    (
+        "integration",
+        &[
+            "simulate",
+            "explain",
+            "cli",
+            "commands",
+            "output",
+            "kube",
+            "controller",
+            "metrics",
+            "policy",
+        ],
+    ),
+    (
+        "policy",
+        &[
+            "simulate",
+            "explain",
+            "cli",
+            "commands",
+            "output",
+            "kube",
+            "controller",
+            "metrics",
+            "integration",
+        ],
+    ),
+    (
         "simulate",
         &["explain", "cli", "commands", "output", "kube", "controller"],
     ),
@@ -266,14 +372,26 @@ const LAYERS: &[(&str, &[&str])] = &[
         &["cli", "commands", "output", "kube", "controller"],
     ),
     // What the commands show is data, computed without the command line or the cluster.
-    ("view", &["cli", "commands", "output", "kube"]),
+    ("view", &["cli", "commands", "output", "kube", "controller"]),
     // The command layer: `commands` on top, then `output` (words) and `complete` (what
     // completion offers), then `cli` (global flags), with `kube` beside them, talking only
-    // to the API server.
+    // to the API server. The status writer is `crate::status`, not `simulate`'s: the live
+    // side never imports the offline runner.
     ("output", &["commands"]),
     ("complete", &["commands", "output", "kube"]),
     ("cli", &["commands"]),
-    ("kube", &["cli", "commands", "output"]),
+    (
+        "kube",
+        &[
+            "simulate",
+            "explain",
+            "controller",
+            "cli",
+            "commands",
+            "output",
+        ],
+    ),
+    ("controller", &["simulate", "explain", "commands", "output"]),
 ];
 
 /// The top-level modules a file names through `crate::`: `crate::kube::x` and each first
