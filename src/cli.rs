@@ -1,27 +1,9 @@
-//! The command line: kubectl's conventions (`--kubeconfig`, `--context`, `-n`, `-A`, `-o`,
-//! `--no-headers`, `--color`), help texts that say `kubectl kueue ...`, one subcommand per
-//! file in [`crate::commands`].
+//! The command line's global part: kubectl's flags every command takes (`--kubeconfig`,
+//! `--context`, `-n`, `--color`, `-v`), the flag groups several commands share (`-o`,
+//! `--dry-run`), and logging setup. The subcommands and their dispatch live in
+//! [`crate::commands`]; this module knows nothing of them.
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
-
-use crate::commands;
-
-/// Kueue-compatible GPU job queueing: quotas, priorities, fair sharing and preemption,
-/// from your laptop or in-cluster.
-#[derive(Debug, Parser)]
-#[command(
-    name = "kubectl kueue",
-    bin_name = "kubectl kueue",
-    version = env!("CARGO_PKG_VERSION"),
-    about,
-    after_help = "Exit codes: 0 success, 1 error, 2 usage error, 3 see the command (simulate: no fixpoint)."
-)]
-pub struct Cli {
-    #[command(flatten)]
-    pub global: GlobalArgs,
-    #[command(subcommand)]
-    pub command: Command,
-}
+use clap::{Args, ValueEnum};
 
 /// Flags every command accepts, as kubectl spells them.
 #[derive(Debug, Clone, Args)]
@@ -49,6 +31,17 @@ pub struct GlobalArgs {
     pub verbose: u8,
 }
 
+impl GlobalArgs {
+    /// Where `kube::connect` connects.
+    pub fn connect_options(&self) -> crate::kube::ConnectOptions {
+        crate::kube::ConnectOptions {
+            kubeconfig: self.kubeconfig.clone(),
+            context: self.context.clone(),
+            namespace: self.namespace.clone(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
     Auto,
@@ -67,45 +60,38 @@ pub enum OutputFormat {
     Name,
 }
 
-#[derive(Debug, Subcommand)]
-pub enum Command {
-    /// Simulate admission and preemption on files (or the embedded seed scenario), with what-if edits.
-    Simulate(commands::simulate::SimulateArgs),
-    /// Explain why a workload is pending (or how it was admitted) and what would change it.
-    Explain(commands::explain::ExplainArgs),
-    /// Print the client version (and, with a cluster, whether upstream Kueue or ours runs it).
-    Version(commands::version::VersionArgs),
-    /// Run the admission and preemption controller (in-cluster or from a laptop).
-    RunController(commands::run_controller::RunControllerArgs),
-    /// Install the CRDs, RBAC, the Job admission policy and the controller Deployment (--print: show them).
-    Install(commands::install::InstallArgs),
-    /// Remove what `install` put in place (--crds: the CRDs and all queue objects too).
-    Uninstall(commands::install::UninstallArgs),
-    /// Submit a Job to a LocalQueue (from a file or from flags), see its Workload and position,
-    /// and --wait for it.
-    Submit(commands::submit::SubmitArgs),
-    /// Quotas and usage per cohort and ClusterQueue, LocalQueues, and workloads with their
-    /// state, position and wait (-w to follow).
-    Status(commands::status::StatusArgs),
-    /// Create a ClusterQueue, LocalQueue, ResourceFlavor or WorkloadPriorityClass.
-    Create(commands::create::CreateArgs),
-    /// List ClusterQueues, LocalQueues, Workloads (with their position) or ResourceFlavors.
-    List(commands::list::ListArgs),
-    /// Stop a ClusterQueue, LocalQueue or Workload (no new admissions; drain unless told).
-    Stop(commands::stop::StopArgs),
-    /// Resume a stopped ClusterQueue, LocalQueue or Workload.
-    Resume(commands::resume::ResumeArgs),
-    /// Delete Workloads (through the Job that owns them), after confirmation.
-    Delete(commands::delete::DeleteArgs),
-    /// Write a ready GPU queueing setup (flavors, ClusterQueues, LocalQueues, priorities) from
-    /// a few questions or flags.
-    Init(commands::init::InitArgs),
-    /// Write the shell completion script for bash, zsh or fish.
-    Completion(commands::completion::CompletionArgs),
-    /// Cobra's completion protocol, as kubectl asks plugins (used by
-    /// completions/kubectl_complete-kueue).
-    #[command(name = "__complete", hide = true)]
-    Complete(commands::completion::CompleteArgs),
+/// `-o` and `--no-headers`, for commands that print objects or tables.
+#[derive(Debug, Clone, Args)]
+pub struct PrintArgs {
+    /// Output format: table, wide (more columns), json, yaml or name.
+    #[arg(short = 'o', long, value_enum, default_value_t = OutputFormat::Table)]
+    pub output: OutputFormat,
+    /// Don't print table headers.
+    #[arg(long)]
+    pub no_headers: bool,
+}
+
+/// kubectl's `--dry-run` strategies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum DryRun {
+    /// Send the request.
+    #[default]
+    None,
+    /// Only print what would be sent.
+    Client,
+    /// Let the API server validate it without storing it.
+    Server,
+}
+
+impl DryRun {
+    /// What follows the verb in `kind.group/name created (dry run)`.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            DryRun::None => "",
+            DryRun::Client => " (dry run)",
+            DryRun::Server => " (server dry run)",
+        }
+    }
 }
 
 /// Logs to stderr with an `RUST_LOG`-style filter; `-v` raises the default level.

@@ -1,19 +1,21 @@
-//! `kubectl-kueue`: parse the command line, set up logging, run the command, and map the
-//! outcome to an exit code (0 ok, 1 error, 2 usage, 3 see the command's help).
+//! `kubectl-kueue`: parse the command line, set up logging, run the command, and exit with
+//! the status its outcome maps to (the mapping: `commands::error`).
 
 use std::process::ExitCode;
 
 use clap::Parser;
-use kubectl_kueue::cli::Cli;
+use kubectl_kueue::commands::Cli;
 
 fn main() -> ExitCode {
+    // clap prints --help and --version (exit 0) and usage errors (exit 2) itself.
     let cli = Cli::parse();
     kubectl_kueue::cli::init_tracing(cli.global.verbose);
-    match kubectl_kueue::commands::run(cli) {
-        Ok(code) => ExitCode::from(code),
+    let status = match kubectl_kueue::commands::run(cli) {
+        Ok(outcome) => outcome.exit_status(),
         Err(err) => {
-            kubectl_kueue::output::print_error(&err);
-            ExitCode::from(1)
+            err.report();
+            err.exit_status()
         }
-    }
+    };
+    ExitCode::from(status.code())
 }

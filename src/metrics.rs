@@ -7,6 +7,9 @@
 //! - state (gauges) is recomputed from the engine after each change by
 //!   [`Metrics::set_queue_state`], which also drops series of queues that are gone.
 //!
+//! The controller's model says what to record as [`MetricUpdate`]s (data); only the loop
+//! holds the registry and applies them with [`Metrics::record`].
+//!
 //! Every series carries `replica_role` (`leader`, `follower` or `standalone`) as upstream has
 //! since v0.16. CPU is reported in cores, other resources in base units, unlimited as `+Inf`.
 
@@ -69,6 +72,41 @@ pub struct ResourceState {
     pub lending_limit: f64,
     pub reservation: f64,
     pub usage: f64,
+}
+
+/// One change to record, as data: the controller's model decides these and the loop applies
+/// them to the registry ([`Metrics::record`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum MetricUpdate {
+    /// One scheduling cycle: `admitted` when anything was admitted.
+    AdmissionAttempt {
+        admitted: bool,
+        seconds: f64,
+    },
+    /// Quota reserved and admitted after waiting `wait_seconds` since queued.
+    Admitted {
+        cluster_queue: String,
+        priority_class: String,
+        wait_seconds: f64,
+    },
+    /// Evicted from `cluster_queue` for `reason`; `first` for the workload's first eviction
+    /// for this reason.
+    Evicted {
+        cluster_queue: String,
+        reason: String,
+        priority_class: String,
+        first: bool,
+    },
+    /// A preemption issued by `preempting_cluster_queue`.
+    Preempted {
+        preempting_cluster_queue: String,
+        reason: String,
+    },
+    Finished {
+        cluster_queue: String,
+    },
+    /// Every ClusterQueue's state, replacing the gauges.
+    QueueState(Vec<QueueState>),
 }
 
 /// Role of this replica in the `replica_role` label.
@@ -278,6 +316,32 @@ impl Metrics {
         let mut out = String::new();
         let _ = encode(&mut out, &self.registry);
         out
+    }
+
+    /// Applies one [`MetricUpdate`].
+    pub fn record(&self, update: &MetricUpdate) {
+        match update {
+            MetricUpdate::AdmissionAttempt { admitted, seconds } => {
+                self.admission_attempt(*admitted, *seconds)
+            }
+            MetricUpdate::Admitted {
+                cluster_queue,
+                priority_class,
+                wait_seconds,
+            } => self.admitted(cluster_queue, priority_class, *wait_seconds),
+            MetricUpdate::Evicted {
+                cluster_queue,
+                reason,
+                priority_class,
+                first,
+            } => self.evicted(cluster_queue, reason, priority_class, *first),
+            MetricUpdate::Preempted {
+                preempting_cluster_queue,
+                reason,
+            } => self.preempted(preempting_cluster_queue, reason),
+            MetricUpdate::Finished { cluster_queue } => self.finished(cluster_queue),
+            MetricUpdate::QueueState(queues) => self.set_queue_state(queues),
+        }
     }
 
     /// One scheduling cycle: `success` when anything was admitted.

@@ -2,19 +2,15 @@
 //! upstream kueuectl's flag shapes (`--nominal-quota "gpu-a100:nvidia.com/gpu=4;cpu=32"`),
 //! checked on the client first so a mistake names the flag, not a webhook.
 
-use std::collections::BTreeSet;
+use anyhow::bail;
+use clap::{Args, Subcommand};
 
-use anyhow::{Context, bail};
-use clap::{Args, Subcommand, ValueEnum};
-use k8s_openapi::api::core::v1::{Taint, Toleration};
-use kube::api::{Api, PostParams};
-use serde::Serialize;
-use serde_json::json;
-
-use super::common::{self, PrintArgs};
-use crate::api::{ClusterQueue, LocalQueue, ResourceFlavor, WorkloadPriorityClass};
-use crate::cli::GlobalArgs;
-use crate::scheduler::quantity::parse_amount;
+use super::{CliResult, Outcome, common, common::PrintArgs};
+use crate::api::{ClusterQueue, WorkloadPriorityClass};
+use crate::cli::{DryRun, GlobalArgs};
+use crate::kube::objects::Object;
+use crate::manifests::flags::{self, ClusterQueueFlags};
+use crate::output::printer::resource_name;
 
 #[derive(Debug, Args)]
 pub struct CreateArgs {
@@ -78,18 +74,6 @@ const WPC_EXAMPLES: &str = "\
 Examples:
   kubectl kueue create workloadpriorityclass production --value 1000 --description \"Production jobs\"";
 
-/// kubectl's `--dry-run` strategies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
-pub enum DryRun {
-    /// Send the request.
-    #[default]
-    None,
-    /// Only print what would be sent.
-    Client,
-    /// Let the API server validate it without storing it.
-    Server,
-}
-
 /// Flags every create command has.
 #[derive(Debug, Args)]
 pub struct CreateCommon {
@@ -136,6 +120,22 @@ pub struct CreateClusterQueue {
     pub lending_limit: Vec<String>,
     #[command(flatten)]
     pub common: CreateCommon,
+}
+
+impl CreateClusterQueue {
+    fn flags(&self) -> ClusterQueueFlags {
+        ClusterQueueFlags {
+            name: self.name.clone(),
+            cohort: self.cohort.clone(),
+            queuing_strategy: self.queuing_strategy.clone(),
+            namespace_selector: self.namespace_selector.clone(),
+            reclaim_within_cohort: self.reclaim_within_cohort.clone(),
+            preemption_within_cluster_queue: self.preemption_within_cluster_queue.clone(),
+            nominal_quota: self.nominal_quota.clone(),
+            borrowing_limit: self.borrowing_limit.clone(),
+            lending_limit: self.lending_limit.clone(),
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -185,505 +185,63 @@ pub struct CreatePriorityClass {
     pub common: CreateCommon,
 }
 
-pub fn run(global: &GlobalArgs, args: CreateArgs) -> anyhow::Result<u8> {
+pub fn run(global: &GlobalArgs, args: CreateArgs) -> CliResult {
     match args.what {
         CreateWhat::ClusterQueue(a) => {
-            let cq = cluster_queue(&a)?;
-            common::block_on(create_cluster_scoped(global, cq, &a.common))
+            let cq = flags::cluster_queue(&a.flags())?;
+            create_cluster_scoped(global, cq, &a.common)
         }
         CreateWhat::ResourceFlavor(a) => {
-            let rf = resource_flavor(&a)?;
-            common::block_on(create_cluster_scoped(global, rf, &a.common))
+            let (labels, taints) = (a.node_labels.as_deref(), &a.node_taints);
+            let rf = flags::resource_flavor(&a.name, labels, taints, &a.tolerations)?;
+            create_cluster_scoped(global, rf, &a.common)
         }
         CreateWhat::PriorityClass(a) => {
             let mut wpc = WorkloadPriorityClass::new(&a.name, a.value);
             wpc.description = a.description.clone();
-            common::block_on(create_cluster_scoped(global, wpc, &a.common))
+            create_cluster_scoped(global, wpc, &a.common)
         }
-        CreateWhat::LocalQueue(a) => common::block_on(create_local_queue(global, a)),
-    }
-}
-
-/// One (flavor, resource) of the quota flags.
-#[derive(Debug, Default, Clone)]
-struct Quota {
-    nominal: Option<String>,
-    borrowing: Option<String>,
-    lending: Option<String>,
-}
-
-/// Parses quota flags into flavor -> resource -> value, in the order given.
-fn parse_quota_flag(
-    flag: &str,
-    values: &[String],
-    into: &mut Vec<(String, Vec<(String, Quota)>)>,
-) -> anyhow::Result<()> {
-    for value in values {
-        for spec in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            let (flavor, resources) = spec.split_once(':').with_context(|| {
-                format!("--{flag} {spec:?}: expected FLAVOR:RESOURCE=QUANTITY[;RESOURCE=QUANTITY], e.g. \"gpu-a100:nvidia.com/gpu=4;cpu=32\"")
-            })?;
-            let flavor = flavor.trim();
-            if flavor.is_empty() {
-                bail!("--{flag} {spec:?}: the flavor name before ':' is empty");
-            }
-            let idx = match into.iter().position(|(f, _)| f == flavor) {
-                Some(i) => i,
-                None => {
-                    into.push((flavor.to_string(), Vec::new()));
-                    into.len() - 1
-                }
-            };
-            for item in resources
-                .split(';')
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-            {
-                let (res, qty) = item.split_once('=').with_context(|| {
-                    format!("--{flag} {spec:?}: {item:?} is not RESOURCE=QUANTITY")
-                })?;
-                let (res, qty) = (res.trim(), qty.trim());
-                if res.is_empty() {
-                    bail!("--{flag} {spec:?}: {item:?} has no resource name");
-                }
-                let amount = parse_amount(res, qty)
-                    .map_err(|e| anyhow::anyhow!("--{flag} {spec:?}: {res}={qty}: {e}"))?;
-                if amount < 0 {
-                    bail!("--{flag} {spec:?}: {res}={qty}: must not be negative");
-                }
-                let list = &mut into[idx].1;
-                let q = match list.iter().position(|(r, _)| r == res) {
-                    Some(i) => &mut list[i].1,
-                    None => {
-                        list.push((res.to_string(), Quota::default()));
-                        &mut list.last_mut().expect("just pushed").1
-                    }
-                };
-                let slot = match flag {
-                    "nominal-quota" => &mut q.nominal,
-                    "borrowing-limit" => &mut q.borrowing,
-                    _ => &mut q.lending,
-                };
-                if slot.is_some() {
-                    bail!("--{flag}: {flavor}:{res} is given twice");
-                }
-                *slot = Some(qty.to_string());
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Resource groups from the quota flags: flavors with the same set of resources share a
-/// group; each flavor lists its resources in the group's `coveredResources` order, as
-/// upstream's webhook requires.
-pub fn resource_groups(
-    nominal: &[String],
-    borrowing: &[String],
-    lending: &[String],
-    has_cohort: bool,
-) -> anyhow::Result<Vec<serde_json::Value>> {
-    let mut flavors: Vec<(String, Vec<(String, Quota)>)> = Vec::new();
-    parse_quota_flag("nominal-quota", nominal, &mut flavors)?;
-    let known: BTreeSet<(String, String)> = flavors
-        .iter()
-        .flat_map(|(f, rs)| rs.iter().map(move |(r, _)| (f.clone(), r.clone())))
-        .collect();
-    parse_quota_flag("borrowing-limit", borrowing, &mut flavors)?;
-    parse_quota_flag("lending-limit", lending, &mut flavors)?;
-    for (f, rs) in &flavors {
-        for (r, q) in rs {
-            if !known.contains(&(f.clone(), r.clone())) {
-                let flag = if q.borrowing.is_some() {
-                    "borrowing-limit"
-                } else {
-                    "lending-limit"
-                };
-                bail!(
-                    "--{flag} {f}:{r}: there is no --nominal-quota for {r} in flavor {f}; give its nominal quota too (0 is allowed)"
-                );
-            }
-            if !has_cohort && (q.borrowing.is_some() || q.lending.is_some()) {
-                let flag = if q.borrowing.is_some() {
-                    "borrowing-limit"
-                } else {
-                    "lending-limit"
-                };
-                bail!("--{flag} {f}:{r}: limits only apply within a cohort; add --cohort NAME");
-            }
-            if let (Some(n), Some(l)) = (&q.nominal, &q.lending)
-                && parse_amount(r, l)? > parse_amount(r, n)?
-            {
-                bail!("--lending-limit {f}:{r}={l}: must not exceed the nominal quota {n}");
-            }
-        }
-    }
-    // Group flavors by their resource set.
-    let mut groups: Vec<(Vec<String>, Vec<usize>)> = Vec::new();
-    for (i, (f, rs)) in flavors.iter().enumerate() {
-        let set: BTreeSet<&String> = rs.iter().map(|(r, _)| r).collect();
-        if let Some(g) = groups
-            .iter_mut()
-            .find(|(cov, _)| cov.iter().collect::<BTreeSet<_>>() == set)
-        {
-            g.1.push(i);
-            continue;
-        }
-        for (cov, members) in &groups {
-            if let Some(shared) = cov.iter().find(|r| set.contains(r)) {
-                let other = &flavors[members[0]].0;
-                bail!(
-                    "--nominal-quota: flavor {f} covers {} but flavor {other} covers {}; both have {shared}, and a resource belongs to one resource group only (give both flavors the same resources)",
-                    rs.iter()
-                        .map(|(r, _)| r.as_str())
-                        .collect::<Vec<_>>()
-                        .join(";"),
-                    cov.join(";")
-                );
-            }
-        }
-        groups.push((rs.iter().map(|(r, _)| r.clone()).collect(), vec![i]));
-    }
-    Ok(groups
-        .into_iter()
-        .map(|(covered, members)| {
-            let flavors: Vec<serde_json::Value> = members
-                .iter()
-                .map(|&i| {
-                    let (name, rs) = &flavors[i];
-                    let resources: Vec<serde_json::Value> = covered
-                        .iter()
-                        .map(|r| {
-                            let q = &rs.iter().find(|(x, _)| x == r).expect("same resource set").1;
-                            let mut v = json!({"name": r, "nominalQuota": q.nominal.clone().unwrap_or_else(|| "0".into())});
-                            if let Some(b) = &q.borrowing {
-                                v["borrowingLimit"] = json!(b);
-                            }
-                            if let Some(l) = &q.lending {
-                                v["lendingLimit"] = json!(l);
-                            }
-                            v
-                        })
-                        .collect();
-                    json!({"name": name, "resources": resources})
-                })
-                .collect();
-            json!({"coveredResources": covered, "flavors": flavors})
-        })
-        .collect())
-}
-
-fn cluster_queue(a: &CreateClusterQueue) -> anyhow::Result<ClusterQueue> {
-    let groups = resource_groups(
-        &a.nominal_quota,
-        &a.borrowing_limit,
-        &a.lending_limit,
-        a.cohort.is_some(),
-    )?;
-    let mut spec = json!({
-        "namespaceSelector": {},
-        "queueingStrategy": a.queuing_strategy.clone().unwrap_or_else(|| "BestEffortFIFO".into()),
-        "preemption": {
-            "reclaimWithinCohort": a.reclaim_within_cohort.clone().unwrap_or_else(|| "Never".into()),
-            "withinClusterQueue": a.preemption_within_cluster_queue.clone().unwrap_or_else(|| "Never".into()),
-        },
-        "resourceGroups": groups,
-    });
-    if let Some(c) = &a.cohort {
-        spec["cohort"] = json!(c);
-    }
-    if let Some(sel) = &a.namespace_selector {
-        spec["namespaceSelector"] =
-            json!({"matchLabels": common::parse_key_values("namespace-selector", sel)?});
-    }
-    let v = json!({"apiVersion": crate::api::API_VERSION, "kind": "ClusterQueue", "metadata": {"name": a.name}, "spec": spec});
-    crate::api::from_value(v).map_err(|e| anyhow::anyhow!("ClusterQueue {}: {e}", a.name))
-}
-
-fn split_spec_item(flag: &str, s: &str) -> anyhow::Result<(String, String, String)> {
-    let (kv, effect) = match s.split_once(':') {
-        Some((kv, e)) => (kv, e),
-        None => (s, ""),
-    };
-    if effect.contains(':') {
-        bail!("--{flag} {s:?}: expected KEY[=VALUE][:EFFECT]");
-    }
-    let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
-    if v.contains('=') {
-        bail!("--{flag} {s:?}: expected KEY[=VALUE][:EFFECT]");
-    }
-    Ok((
-        k.trim().to_string(),
-        v.trim().to_string(),
-        effect.trim().to_string(),
-    ))
-}
-
-fn check_effect(flag: &str, s: &str, effect: &str) -> anyhow::Result<()> {
-    match effect {
-        "NoSchedule" | "PreferNoSchedule" | "NoExecute" => Ok(()),
-        _ => bail!(
-            "--{flag} {s:?}: effect {effect:?} is not one of NoSchedule, PreferNoSchedule, NoExecute"
-        ),
-    }
-}
-
-fn parse_taints(specs: &[String]) -> anyhow::Result<Vec<Taint>> {
-    let mut seen = BTreeSet::new();
-    let mut out = Vec::new();
-    for s in specs.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
-        let (key, value, effect) = split_spec_item("node-taints", s)?;
-        if key.is_empty() || effect.is_empty() {
-            bail!(
-                "--node-taints {s:?}: expected KEY[=VALUE]:EFFECT, e.g. nvidia.com/gpu=present:NoSchedule"
-            );
-        }
-        check_effect("node-taints", s, &effect)?;
-        if !seen.insert((key.clone(), effect.clone())) {
-            bail!("--node-taints {s:?}: a taint with key {key} and effect {effect} is given twice");
-        }
-        out.push(Taint {
-            key,
-            value: (!value.is_empty()).then_some(value),
-            effect,
-            time_added: None,
-        });
-    }
-    Ok(out)
-}
-
-fn parse_tolerations(specs: &[String]) -> anyhow::Result<Vec<Toleration>> {
-    let mut out = Vec::new();
-    for s in specs.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
-        let (key, value, effect) = split_spec_item("tolerations", s)?;
-        if !effect.is_empty() {
-            check_effect("tolerations", s, &effect)?;
-        }
-        if key.is_empty() && effect.is_empty() {
-            bail!("--tolerations {s:?}: give a key, an effect, or both");
-        }
-        out.push(Toleration {
-            key: (!key.is_empty()).then_some(key),
-            operator: Some(if value.is_empty() { "Exists" } else { "Equal" }.to_string()),
-            value: (!value.is_empty()).then_some(value),
-            effect: (!effect.is_empty()).then_some(effect),
-            toleration_seconds: None,
-        });
-    }
-    Ok(out)
-}
-
-fn resource_flavor(a: &CreateResourceFlavor) -> anyhow::Result<ResourceFlavor> {
-    let mut rf = ResourceFlavor::new(&a.name, Default::default());
-    if let Some(l) = &a.node_labels {
-        rf.spec.node_labels = common::parse_key_values("node-labels", l)?;
-    }
-    rf.spec.node_taints = parse_taints(&a.node_taints)?;
-    rf.spec.tolerations = parse_tolerations(&a.tolerations)?;
-    Ok(rf)
-}
-
-fn verb(dry: DryRun) -> &'static str {
-    match dry {
-        DryRun::None => "created",
-        DryRun::Client => "created (dry run)",
-        DryRun::Server => "created (server dry run)",
+        CreateWhat::LocalQueue(a) => Ok(common::block_on(create_local_queue(global, a))?),
     }
 }
 
 /// Prints a created object: `kind.group/name created`, or the object with `-o`.
-fn print_created<K>(obj: &K, c: &CreateCommon) -> anyhow::Result<()>
-where
-    K: kube::Resource<DynamicType = ()> + Serialize,
-{
-    let v = common::object_json(obj)?;
-    let name = common::resource_name(obj);
-    if !common::print_objects(
-        std::slice::from_ref(&v),
-        std::slice::from_ref(&name),
-        c.print.output,
-    )? {
-        println!("{name} {}", verb(c.dry_run));
+fn print_created<K: Object>(global: &GlobalArgs, obj: &K, c: &CreateCommon) -> anyhow::Result<()> {
+    let printer = common::printer(global, &c.print);
+    let line = format!("{} created{}", resource_name(obj), c.dry_run.suffix());
+    if !printer.objects(&[obj])? {
+        printer.line(line)?;
     }
     Ok(())
 }
 
-fn post_params(dry: DryRun) -> PostParams {
-    PostParams {
-        dry_run: dry == DryRun::Server,
-        field_manager: Some("kubectl-kueue".into()),
-    }
+fn create_cluster_scoped<K: Object>(global: &GlobalArgs, obj: K, c: &CreateCommon) -> CliResult {
+    let created = match c.dry_run {
+        DryRun::Client => obj,
+        dry => common::block_on(async {
+            let conn = common::connect(global).await?;
+            conn.create(&obj, dry == DryRun::Server).await
+        })?,
+    };
+    print_created(global, &created, c)?;
+    Ok(Outcome::Success)
 }
 
-async fn create_cluster_scoped<K>(
-    global: &GlobalArgs,
-    obj: K,
-    c: &CreateCommon,
-) -> anyhow::Result<u8>
-where
-    K: kube::Resource<DynamicType = (), Scope = k8s_openapi::ClusterResourceScope>
-        + Serialize
-        + serde::de::DeserializeOwned
-        + Clone
-        + std::fmt::Debug,
-{
-    if c.dry_run == DryRun::Client {
-        print_created(&obj, c)?;
-        return Ok(0);
-    }
+async fn create_local_queue(global: &GlobalArgs, a: CreateLocalQueue) -> anyhow::Result<Outcome> {
     let conn = common::connect(global).await?;
-    let api: Api<K> = Api::all(conn.client);
-    let what = format!("cannot create {}", common::resource_name(&obj));
-    let created = api
-        .create(&post_params(c.dry_run), &obj)
-        .await
-        .map_err(|e| common::api_error(e, &what))?;
-    print_created(&created, c)?;
-    Ok(0)
-}
-
-async fn create_local_queue(global: &GlobalArgs, a: CreateLocalQueue) -> anyhow::Result<u8> {
-    let conn = common::connect(global).await?;
-    let lq: LocalQueue = crate::api::from_value(json!({
-        "apiVersion": crate::api::API_VERSION, "kind": "LocalQueue",
-        "metadata": {"name": a.name, "namespace": conn.namespace},
-        "spec": {"clusterQueue": a.cluster_queue},
-    }))
-    .map_err(|e| anyhow::anyhow!("LocalQueue {}: {e}", a.name))?;
+    let lq = flags::local_queue(&a.name, &conn.namespace, &a.cluster_queue)?;
     if a.common.dry_run == DryRun::Client {
-        print_created(&lq, &a.common)?;
-        return Ok(0);
+        print_created(global, &lq, &a.common)?;
+        return Ok(Outcome::Success);
     }
-    if !a.ignore_unknown_cq {
-        let cqs: Api<ClusterQueue> = Api::all(conn.client.clone());
-        let found = cqs.get_opt(&a.cluster_queue).await.map_err(|e| {
-            common::api_error(
-                e,
-                &format!("cannot look up ClusterQueue {}", a.cluster_queue),
-            )
-        })?;
-        if found.is_none() {
-            bail!(
-                "ClusterQueue {:?} not found: create it first (kubectl kueue create clusterqueue {}), or pass --ignore-unknown-cq",
-                a.cluster_queue,
-                a.cluster_queue
-            );
-        }
-    }
-    let api: Api<LocalQueue> = Api::namespaced(conn.client, &conn.namespace);
-    let what = format!("cannot create localqueue {}/{}", conn.namespace, a.name);
-    let created = api
-        .create(&post_params(a.common.dry_run), &lq)
-        .await
-        .map_err(|e| common::api_error(e, &what))?;
-    print_created(&created, &a.common)?;
-    Ok(0)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn s(v: &[&str]) -> Vec<String> {
-        v.iter().map(|x| x.to_string()).collect()
-    }
-
-    #[test]
-    fn seed_quota_in_one_group_in_covered_order() {
-        let g = resource_groups(
-            &s(&["gpu-a100:nvidia.com/gpu=4;cpu=32;memory=128Gi"]),
-            &s(&["gpu-a100:nvidia.com/gpu=4"]),
-            &[],
-            true,
-        )
-        .unwrap();
-        assert_eq!(g.len(), 1);
-        assert_eq!(
-            g[0]["coveredResources"],
-            json!(["nvidia.com/gpu", "cpu", "memory"])
+    let cq = &a.cluster_queue;
+    if !a.ignore_unknown_cq && conn.get::<ClusterQueue>(cq).await?.is_none() {
+        bail!(
+            "ClusterQueue {cq:?} not found: create it first (kubectl kueue create clusterqueue {cq}), or pass --ignore-unknown-cq"
         );
-        let r = &g[0]["flavors"][0]["resources"];
-        assert_eq!(
-            r[0],
-            json!({"name": "nvidia.com/gpu", "nominalQuota": "4", "borrowingLimit": "4"})
-        );
-        assert_eq!(r[2], json!({"name": "memory", "nominalQuota": "128Gi"}));
     }
-
-    #[test]
-    fn flavors_with_the_same_resources_share_a_group_and_keep_order() {
-        let g = resource_groups(
-            &s(&[
-                "gpu-a100:nvidia.com/gpu=8;cpu=16,gpu-h100:cpu=8;nvidia.com/gpu=4",
-                "cpu-pool:memory=1Ti",
-            ]),
-            &[],
-            &[],
-            false,
-        )
-        .unwrap();
-        assert_eq!(g.len(), 2);
-        assert_eq!(g[0]["flavors"][1]["name"], "gpu-h100");
-        // h100's resources follow the group's coveredResources order.
-        assert_eq!(
-            g[0]["flavors"][1]["resources"][0],
-            json!({"name": "nvidia.com/gpu", "nominalQuota": "4"})
-        );
-        assert_eq!(g[1]["coveredResources"], json!(["memory"]));
-    }
-
-    #[test]
-    fn bad_quota_flags_name_the_flag_and_the_item() {
-        let e = resource_groups(&s(&["gpu-a100"]), &[], &[], false)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("--nominal-quota \"gpu-a100\""), "{e}");
-        let e = resource_groups(&s(&["gpu-a100:nvidia.com/gpu=four"]), &[], &[], false)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("nvidia.com/gpu=four"), "{e}");
-        let e = resource_groups(&s(&["gpu-a100:nvidia.com/gpu=-1"]), &[], &[], false)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("negative"), "{e}");
-        let e = resource_groups(
-            &s(&["gpu-a100:nvidia.com/gpu=4"]),
-            &s(&["gpu-a100:nvidia.com/gpu=4"]),
-            &[],
-            false,
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(e.contains("--cohort"), "{e}");
-        let e = resource_groups(
-            &s(&["gpu-a100:nvidia.com/gpu=4"]),
-            &s(&["gpu-a100:cpu=4"]),
-            &[],
-            true,
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(e.contains("no --nominal-quota for cpu"), "{e}");
-        let e = resource_groups(&s(&["a:cpu=1;memory=1Gi", "b:cpu=1"]), &[], &[], false)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("one resource group"), "{e}");
-        let e = resource_groups(&s(&["a:cpu=1"]), &[], &s(&["a:cpu=2"]), true)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("must not exceed"), "{e}");
-    }
-
-    #[test]
-    fn taints_and_tolerations() {
-        let t = parse_taints(&s(&["nvidia.com/gpu=present:NoSchedule", "spot:NoExecute"])).unwrap();
-        assert_eq!(t[0].value.as_deref(), Some("present"));
-        assert_eq!(t[1].key, "spot");
-        assert!(parse_taints(&s(&["spot"])).is_err());
-        assert!(parse_taints(&s(&["spot:Sometimes"])).is_err());
-        let t = parse_tolerations(&s(&["a=b:NoSchedule", "c", ":NoExecute"])).unwrap();
-        assert_eq!(t[0].operator.as_deref(), Some("Equal"));
-        assert_eq!(t[1].operator.as_deref(), Some("Exists"));
-        assert_eq!(t[2].key, None);
-    }
+    let server_dry_run = a.common.dry_run == DryRun::Server;
+    let created = conn.create_in(&conn.namespace, &lq, server_dry_run).await?;
+    print_created(global, &created, &a.common)?;
+    Ok(Outcome::Success)
 }

@@ -4,15 +4,17 @@
 
 use std::io::IsTerminal;
 
-use anyhow::bail;
+use anyhow::{Context, anyhow, bail};
 use clap::{Args, Subcommand};
-use kube::api::{Api, DeleteParams, DynamicObject, ListParams, PropagationPolicy};
-use kube::core::GroupVersionKind;
 
-use super::common;
-use super::create::DryRun;
+use super::{CliResult, Outcome, common};
 use crate::api::Workload;
-use crate::cli::GlobalArgs;
+use crate::cli::{DryRun, GlobalArgs};
+use crate::kube::{Connection, Namespaces};
+use crate::manifests::ObjectKey;
+use crate::output::Printer;
+use crate::output::printer::kind_name;
+use crate::scheduler::key::WorkloadKey;
 
 #[derive(Debug, Args)]
 pub struct DeleteArgs {
@@ -50,186 +52,171 @@ pub struct DeleteWorkload {
     pub dry_run: DryRun,
 }
 
+/// The object that owns a Workload and is deleted in its place.
+struct Owner {
+    api_version: String,
+    kind: String,
+    name: String,
+}
+
 /// What deleting one Workload takes.
 struct Target {
-    workload: String,
-    namespace: String,
-    /// The owner to delete instead: (apiVersion, kind, name).
-    owner: Option<(String, String, String)>,
+    workload: WorkloadKey,
+    /// The owner to delete instead (its controller, else its first owner).
+    owner: Option<Owner>,
 }
 
-pub fn run(global: &GlobalArgs, args: DeleteArgs) -> anyhow::Result<u8> {
+impl Target {
+    fn of(w: &Workload) -> Target {
+        let owners = w.metadata.owner_references.iter().flatten();
+        let owner = owners
+            .clone()
+            .find(|o| o.controller == Some(true))
+            .or_else(|| owners.clone().next())
+            .map(|o| Owner {
+                api_version: o.api_version.clone(),
+                kind: o.kind.clone(),
+                name: o.name.clone(),
+            });
+        Target {
+            workload: ObjectKey::workload(&w.metadata),
+            owner,
+        }
+    }
+
+    /// One line of the plan shown before asking.
+    fn plan_line(&self) -> String {
+        let ns = &self.workload.namespace;
+        match &self.owner {
+            Some(o) => format!(
+                "  {} {ns}/{} (and with it Workload {})\n",
+                o.kind, o.name, self.workload.name
+            ),
+            None => format!("  Workload {}\n", self.workload),
+        }
+    }
+}
+
+pub fn run(global: &GlobalArgs, args: DeleteArgs) -> CliResult {
     let DeleteWhat::Workload(a) = args.what;
     if a.all && !a.names.is_empty() {
-        bail!("give Workload names or --all, not both");
+        return Err(anyhow!("give Workload names or --all, not both").into());
     }
     if !a.all && a.names.is_empty() {
-        bail!(
+        return Err(anyhow!(
             "name the Workloads to delete, or pass --all (kubectl kueue list workload shows them)"
-        );
+        )
+        .into());
     }
     if a.all_namespaces && !a.all {
-        bail!("-A needs --all: a Workload is named within one namespace (use -n)");
+        return Err(
+            anyhow!("-A needs --all: a Workload is named within one namespace (use -n)").into(),
+        );
     }
-    common::block_on(delete_workloads(global, a))
+    let printer = Printer::text(global.color);
+    Ok(common::block_on(delete_workloads(global, &printer, a))?)
 }
 
-async fn delete_workloads(global: &GlobalArgs, a: DeleteWorkload) -> anyhow::Result<u8> {
+async fn delete_workloads(
+    global: &GlobalArgs,
+    printer: &Printer,
+    a: DeleteWorkload,
+) -> anyhow::Result<Outcome> {
     let conn = common::connect(global).await?;
-    let client = conn.client.clone();
-    let mut workloads: Vec<Workload> = Vec::new();
-    if a.all {
-        let api: Api<Workload> = if a.all_namespaces {
-            Api::all(client.clone())
-        } else {
-            Api::namespaced(client.clone(), &conn.namespace)
-        };
-        workloads = api
-            .list(&ListParams::default())
-            .await
-            .map_err(|e| common::api_error(e, "cannot list Workloads"))?
-            .items;
-        if workloads.is_empty() {
-            eprintln!(
-                "No Workloads found{}.",
-                if a.all_namespaces {
-                    String::new()
-                } else {
-                    format!(" in namespace {}", conn.namespace)
-                }
-            );
-            return Ok(0);
-        }
-    } else {
-        let api: Api<Workload> = Api::namespaced(client.clone(), &conn.namespace);
-        for n in &a.names {
-            let w = api
-                .get_opt(n)
-                .await
-                .map_err(|e| common::api_error(e, &format!("cannot read Workload {n}")))?
-                .ok_or_else(|| anyhow::anyhow!("Workload {n} not found in namespace {} (kubectl kueue list workload -n {} shows them)", conn.namespace, conn.namespace))?;
-            workloads.push(w);
-        }
-    }
-    let targets: Vec<Target> = workloads
-        .iter()
-        .map(|w| {
-            let owner = w
-                .metadata
-                .owner_references
-                .iter()
-                .flatten()
-                .find(|o| o.controller == Some(true))
-                .or_else(|| w.metadata.owner_references.iter().flatten().next())
-                .map(|o| (o.api_version.clone(), o.kind.clone(), o.name.clone()));
-            Target {
-                workload: w.metadata.name.clone().unwrap_or_default(),
-                namespace: w
-                    .metadata
-                    .namespace
-                    .clone()
-                    .unwrap_or_else(|| "default".into()),
-                owner,
-            }
-        })
-        .collect();
-
-    if !a.yes && a.dry_run == DryRun::None {
-        let mut plan = String::new();
-        for t in &targets {
-            match &t.owner {
-                Some((_, kind, name)) => plan.push_str(&format!(
-                    "  {kind} {}/{name} (and with it Workload {})\n",
-                    t.namespace, t.workload
-                )),
-                None => plan.push_str(&format!("  Workload {}/{}\n", t.namespace, t.workload)),
-            }
-        }
-        if !std::io::stdin().is_terminal() || !std::io::stderr().is_terminal() {
-            bail!(
-                "refusing to delete without confirmation (no terminal to ask on); this would delete:\n{}pass --yes to go ahead",
-                plan
-            );
-        }
-        eprintln!("This deletes:\n{plan}");
-        let ok = dialoguer::Confirm::new()
-            .with_prompt("Go ahead?")
-            .default(false)
-            .interact()?;
-        if !ok {
-            eprintln!("Nothing deleted.");
-            return Ok(0);
-        }
-    }
-
-    let dp = DeleteParams {
-        dry_run: a.dry_run == DryRun::Server,
-        propagation_policy: Some(PropagationPolicy::Background),
-        ..Default::default()
+    let Some(workloads) = chosen(&conn, &a).await? else {
+        return Ok(Outcome::Success);
     };
-    let suffix = match a.dry_run {
-        DryRun::None => "",
-        DryRun::Client => " (dry run)",
-        DryRun::Server => " (server dry run)",
-    };
+    let targets: Vec<Target> = workloads.iter().map(Target::of).collect();
+    if !a.yes && a.dry_run == DryRun::None && !confirmed(&targets)? {
+        eprintln!("Nothing deleted.");
+        return Ok(Outcome::Success);
+    }
+    let server_dry_run = a.dry_run == DryRun::Server;
+    let check_only = a.dry_run == DryRun::Client;
+    let suffix = a.dry_run.suffix();
     for t in &targets {
-        match &t.owner {
-            Some((api_version, kind, name)) => {
-                let (group, version) = match api_version.split_once('/') {
-                    Some((g, v)) => (g.to_string(), v.to_string()),
-                    None => (String::new(), api_version.clone()),
-                };
-                let gvk = GroupVersionKind::gvk(&group, &version, kind);
-                let (ar, _) = kube::discovery::pinned_kind(&client, &gvk)
+        let ns = &t.workload.namespace;
+        let deleted = match &t.owner {
+            Some(o) => {
+                let found = conn
+                    .delete_dynamic(
+                        ns,
+                        &o.api_version,
+                        &o.kind,
+                        &o.name,
+                        server_dry_run,
+                        check_only,
+                    )
                     .await
-                    .map_err(|e| anyhow::anyhow!("Workload {}/{} is owned by {kind} {name}, whose kind the cluster does not serve: {e}", t.namespace, t.workload))?;
-                if a.dry_run != DryRun::Client {
-                    let api: Api<DynamicObject> =
-                        Api::namespaced_with(client.clone(), &t.namespace, &ar);
-                    match api.delete(name, &dp).await {
-                        Ok(_) => {}
-                        Err(e) if common::is_not_found(&e) => {
-                            // The owner is gone already; the Workload is an orphan, delete it.
-                            delete_workload(&client, t, &dp).await?;
-                        }
-                        Err(e) => {
-                            return Err(common::api_error(
-                                e,
-                                &format!("cannot delete {kind} {}/{name}", t.namespace),
-                            ));
-                        }
-                    }
+                    .with_context(|| {
+                        format!("Workload {} is owned by {} {}", t.workload, o.kind, o.name)
+                    })?;
+                if !found {
+                    // The owner is gone already; the Workload is an orphan, delete it.
+                    conn.delete_in::<Workload>(ns, &t.workload.name, server_dry_run)
+                        .await?;
                 }
-                let group_part = if group.is_empty() {
-                    String::new()
-                } else {
-                    format!(".{group}")
-                };
-                println!("{}{group_part}/{name} deleted{suffix}", kind.to_lowercase());
+                let group = o.api_version.split_once('/').map_or("", |(g, _)| g);
+                kind_name(&o.kind, group, &o.name)
             }
             None => {
-                if a.dry_run != DryRun::Client {
-                    delete_workload(&client, t, &dp).await?;
+                if !check_only {
+                    conn.delete_in::<Workload>(ns, &t.workload.name, server_dry_run)
+                        .await?;
                 }
-                println!("workload.kueue.x-k8s.io/{} deleted{suffix}", t.workload);
+                format!("workload.kueue.x-k8s.io/{}", t.workload.name)
             }
-        }
+        };
+        printer.line(format!("{deleted} deleted{suffix}"))?;
     }
-    Ok(0)
+    Ok(Outcome::Success)
 }
 
-async fn delete_workload(
-    client: &kube::Client,
-    t: &Target,
-    dp: &DeleteParams,
-) -> anyhow::Result<()> {
-    let api: Api<Workload> = Api::namespaced(client.clone(), &t.namespace);
-    match api.delete(&t.workload, dp).await {
-        Ok(_) => Ok(()),
-        Err(e) if common::is_not_found(&e) => Ok(()),
-        Err(e) => Err(common::api_error(
-            e,
-            &format!("cannot delete Workload {}/{}", t.namespace, t.workload),
-        )),
+/// The Workloads named, or all of them (`None`, said on stderr, when `--all` finds none).
+async fn chosen(conn: &Connection, a: &DeleteWorkload) -> anyhow::Result<Option<Vec<Workload>>> {
+    let ns = &conn.namespace;
+    if a.all {
+        let scope = if a.all_namespaces {
+            Namespaces::All
+        } else {
+            Namespaces::One(ns)
+        };
+        let workloads: Vec<Workload> = conn.list_in(scope, None).await?;
+        if workloads.is_empty() {
+            let place = if a.all_namespaces {
+                String::new()
+            } else {
+                format!(" in namespace {ns}")
+            };
+            eprintln!("No Workloads found{place}.");
+            return Ok(None);
+        }
+        return Ok(Some(workloads));
     }
+    let mut workloads = Vec::new();
+    for n in &a.names {
+        let w = conn.get_in::<Workload>(ns, n).await?.ok_or_else(|| {
+            anyhow!(
+                "Workload {n} not found in namespace {ns} (kubectl kueue list workload -n {ns} shows them)"
+            )
+        })?;
+        workloads.push(w);
+    }
+    Ok(Some(workloads))
+}
+
+/// Shows the plan and asks on the terminal; without one, refuses.
+fn confirmed(targets: &[Target]) -> anyhow::Result<bool> {
+    let plan: String = targets.iter().map(Target::plan_line).collect();
+    if !std::io::stdin().is_terminal() || !std::io::stderr().is_terminal() {
+        bail!(
+            "refusing to delete without confirmation (no terminal to ask on); this would delete:\n{}pass --yes to go ahead",
+            plan
+        );
+    }
+    eprintln!("This deletes:\n{plan}");
+    Ok(dialoguer::Confirm::new()
+        .with_prompt("Go ahead?")
+        .default(false)
+        .interact()?)
 }

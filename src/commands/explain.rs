@@ -3,8 +3,12 @@
 
 use clap::Args;
 
+use super::{CliResult, Outcome};
 use crate::cli::{GlobalArgs, OutputFormat};
 use crate::manifests::ConvertOptions;
+use crate::manifests::key::DEFAULT_NAMESPACE;
+use crate::output::Printer;
+use crate::scheduler::key::WorkloadKey;
 
 #[derive(Debug, Args)]
 #[command(after_help = "\
@@ -37,15 +41,15 @@ pub struct ExplainArgs {
     pub now: Option<String>,
 }
 
-pub fn run(global: &GlobalArgs, args: ExplainArgs) -> anyhow::Result<u8> {
+pub fn run(global: &GlobalArgs, args: ExplainArgs) -> CliResult {
     let now = super::simulate::parse_now(&args.now)?;
     let (inventory, namespace) = if args.files.is_empty() {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
         rt.block_on(async {
-            let conn = crate::kube::connect(global).await?;
-            let inv = crate::kube::read_inventory(&conn.client).await?;
+            let conn = super::common::connect(global).await?;
+            let inv = conn.read_inventory().await?;
             anyhow::Ok((inv, conn.namespace))
         })?
     } else {
@@ -54,7 +58,7 @@ pub fn run(global: &GlobalArgs, args: ExplainArgs) -> anyhow::Result<u8> {
             global
                 .namespace
                 .clone()
-                .unwrap_or_else(|| "default".to_string()),
+                .unwrap_or_else(|| DEFAULT_NAMESPACE.to_string()),
         )
     };
     let opts = ConvertOptions {
@@ -62,22 +66,20 @@ pub fn run(global: &GlobalArgs, args: ExplainArgs) -> anyhow::Result<u8> {
         strict_namespace_selector: args.strict_namespace_selector,
     };
     let explanation = crate::explain::explain(&inventory, &namespace, &args.target, &opts)?;
-    match args.output {
-        OutputFormat::Json | OutputFormat::Yaml => {
-            let value = serde_json::to_value(&explanation)?;
-            print!(
-                "{}",
-                crate::output::serialize(&value, args.output == OutputFormat::Yaml)?
-            );
-        }
-        OutputFormat::Name => println!(
-            "workload.kueue.x-k8s.io/{}",
-            explanation.workload.rsplit('/').next().unwrap_or("")
-        ),
-        _ => print!(
-            "{}",
-            crate::output::explain::render(&explanation, crate::output::use_color(global.color))
-        ),
+    let printer = Printer::new(args.output, false, global.color);
+    if printer.data(&explanation)? {
+        return Ok(Outcome::Success);
     }
-    Ok(0)
+    match args.output {
+        OutputFormat::Name => {
+            let name = WorkloadKey::parse(&explanation.workload)
+                .map_or_else(|| explanation.workload.clone(), |key| key.name);
+            printer.line(format!("workload.kueue.x-k8s.io/{name}"))?
+        }
+        _ => printer.write(&crate::output::explain::render(
+            &explanation,
+            printer.color(),
+        ))?,
+    }
+    Ok(Outcome::Success)
 }

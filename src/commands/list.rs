@@ -2,16 +2,16 @@
 //! tables (and filters), with counts and queue positions computed by the engine from the
 //! Workloads themselves, so they are right on any cluster, ours or upstream's.
 
-use std::collections::BTreeMap;
-
 use anyhow::bail;
 use clap::{Args, Subcommand};
-use kube::api::{Api, ListParams};
 
-use super::common::{self, PrintArgs, Snapshot, WorkloadState};
+use super::common::{self, PrintArgs};
+use super::{CliResult, Outcome};
 use crate::api::{ClusterQueue, LocalQueue, ResourceFlavor, Workload};
 use crate::cli::GlobalArgs;
+use crate::kube::{Connection, Namespaces};
 use crate::output::list as render;
+use crate::view::list::{self as rows, Owner, WorkloadFilter};
 
 #[derive(Debug, Args)]
 pub struct ListArgs {
@@ -101,317 +101,67 @@ pub struct ListResourceFlavors {
     pub print: PrintArgs,
 }
 
-fn params(selector: &Option<String>) -> ListParams {
-    match selector {
-        Some(s) => ListParams::default().labels(s),
-        None => ListParams::default(),
-    }
-}
-
-/// Pending, reserving and admitted workloads per LocalQueue `(namespace, name)`.
-pub fn local_queue_counts(
-    workloads: &[&Workload],
-) -> BTreeMap<(String, String), (usize, usize, usize)> {
-    let mut out: BTreeMap<(String, String), (usize, usize, usize)> = BTreeMap::new();
-    for w in workloads {
-        let Some(q) = w.spec.queue() else { continue };
-        let ns = w
-            .metadata
-            .namespace
-            .clone()
-            .unwrap_or_else(|| "default".into());
-        let e = out.entry((ns, q.to_string())).or_default();
-        match WorkloadState::of(w) {
-            WorkloadState::Pending => e.0 += 1,
-            WorkloadState::Admitted => {
-                e.1 += 1;
-                e.2 += 1
-            }
-            WorkloadState::QuotaReserved | WorkloadState::Evicted => e.1 += 1,
-            WorkloadState::Inactive | WorkloadState::Finished => {}
-        }
-    }
-    out
-}
-
-pub fn run(global: &GlobalArgs, args: ListArgs) -> anyhow::Result<u8> {
-    let color = crate::output::use_color(global.color);
+pub fn run(global: &GlobalArgs, args: ListArgs) -> CliResult {
     common::block_on(async move {
         let conn = common::connect(global).await?;
-        let client = conn.client.clone();
-        let now = common::now_millis();
         match args.what {
             ListWhat::ClusterQueue(a) => {
-                let api: Api<ClusterQueue> = Api::all(client.clone());
-                let cqs = api
-                    .list(&params(&a.selector))
-                    .await
-                    .map_err(|e| common::api_error(e, "cannot list ClusterQueues"))?
-                    .items;
-                let snap = Snapshot::read(&client).await?;
-                let views: BTreeMap<String, _> = snap
-                    .engine
-                    .cluster_queues()
-                    .into_iter()
-                    .map(|v| (v.name.clone(), v))
-                    .collect();
-                let rows: Vec<render::CqRow> = cqs
-                    .iter()
-                    .filter_map(|cq| {
-                        let name = cq.metadata.name.clone().unwrap_or_default();
-                        let v = views.get(&name);
-                        let active = v.is_some_and(|v| v.inactive.is_none());
-                        if a.active.is_some_and(|want| want != active) {
-                            return None;
-                        }
-                        Some(render::CqRow {
-                            name,
-                            cohort: cq.spec.cohort_name().unwrap_or("").to_string(),
-                            pending: v.map_or(0, |v| v.pending),
-                            admitted: v.map_or(0, |v| v.admitted),
-                            active,
-                            age: common::age(cq, now),
-                        })
-                    })
-                    .collect();
-                let keep: Vec<&ClusterQueue> = cqs
-                    .iter()
-                    .filter(|c| {
-                        rows.iter()
-                            .any(|r| Some(&r.name) == c.metadata.name.as_ref())
-                    })
-                    .collect();
-                print_or(&keep, a.print.output, || {
-                    render::cluster_queues(&rows, a.print.no_headers, color)
-                })
+                let cqs: Vec<ClusterQueue> = conn.list(a.selector.as_deref()).await?;
+                let snap = conn.snapshot().await?;
+                let l = rows::cluster_queues(&cqs, &snap, a.active);
+                common::printer(global, &a.print).list_or_table(&l.objects, |p| {
+                    render::cluster_queues(&l.rows, p.no_headers(), p.color())
+                })?;
             }
             ListWhat::LocalQueue(a) => {
-                let api: Api<LocalQueue> = if a.all_namespaces {
-                    Api::all(client.clone())
-                } else {
-                    Api::namespaced(client.clone(), &conn.namespace)
-                };
-                let lqs = api
-                    .list(&params(&a.selector))
-                    .await
-                    .map_err(|e| common::api_error(e, "cannot list LocalQueues"))?
-                    .items;
-                let wls: Api<Workload> = if a.all_namespaces {
-                    Api::all(client.clone())
-                } else {
-                    Api::namespaced(client.clone(), &conn.namespace)
-                };
-                let wls = wls
-                    .list(&ListParams::default())
-                    .await
-                    .map_err(|e| common::api_error(e, "cannot list Workloads"))?
-                    .items;
-                let counts = local_queue_counts(&wls.iter().collect::<Vec<_>>());
-                let keep: Vec<&LocalQueue> = lqs
-                    .iter()
-                    .filter(|lq| {
-                        a.cluster_queue
-                            .as_deref()
-                            .is_none_or(|c| lq.spec.cluster_queue_name() == Some(c))
-                    })
-                    .collect();
-                let rows: Vec<render::LqRow> = keep
-                    .iter()
-                    .map(|lq| {
-                        let ns = lq.metadata.namespace.clone().unwrap_or_default();
-                        let name = lq.metadata.name.clone().unwrap_or_default();
-                        let c = counts
-                            .get(&(ns.clone(), name.clone()))
-                            .copied()
-                            .unwrap_or_default();
-                        render::LqRow {
-                            namespace: ns,
-                            name,
-                            cluster_queue: lq.spec.cluster_queue_name().unwrap_or("").to_string(),
-                            pending: c.0,
-                            admitted: c.2,
-                            stop_policy: format!("{:?}", lq.spec.stop_policy),
-                            age: common::age(*lq, now),
-                        }
-                    })
-                    .collect();
-                print_or(&keep, a.print.output, || {
-                    render::local_queues(&rows, a.all_namespaces, a.print.no_headers, color)
-                })
+                let scope = namespaces(&conn, a.all_namespaces);
+                let lqs: Vec<LocalQueue> = conn.list_in(scope, a.selector.as_deref()).await?;
+                let wls: Vec<Workload> = conn.list_in(scope, None).await?;
+                let now = common::now_millis();
+                let l = rows::local_queues(&lqs, &wls, a.cluster_queue.as_deref(), now);
+                common::printer(global, &a.print).list_or_table(&l.objects, |p| {
+                    render::local_queues(&l.rows, a.all_namespaces, p.no_headers(), p.color())
+                })?;
             }
             ListWhat::Workload(a) => {
-                let statuses: Vec<String> = a.status.iter().map(|s| s.to_lowercase()).collect();
-                let for_object = match &a.for_object {
-                    Some(f) => Some(parse_for(f)?),
-                    None => None,
+                let filter = WorkloadFilter {
+                    cluster_queue: a.cluster_queue.clone(),
+                    local_queue: a.local_queue.clone(),
+                    statuses: a.status.iter().map(|s| s.to_lowercase()).collect(),
+                    owner: a.for_object.as_deref().map(parse_for).transpose()?,
                 };
-                let api: Api<Workload> = if a.all_namespaces {
-                    Api::all(client.clone())
-                } else {
-                    Api::namespaced(client.clone(), &conn.namespace)
-                };
-                let wls = api
-                    .list(&params(&a.selector))
-                    .await
-                    .map_err(|e| common::api_error(e, "cannot list Workloads"))?
-                    .items;
-                let snap = Snapshot::read(&client).await?;
-                let positions = snap.positions();
-                let mut keep: Vec<&Workload> = Vec::new();
-                let mut rows: Vec<render::WlRow> = Vec::new();
-                for w in &wls {
-                    let ns = w.metadata.namespace.clone().unwrap_or_default();
-                    let lq = w.spec.queue().unwrap_or("").to_string();
-                    let cq = w
-                        .status
-                        .as_ref()
-                        .and_then(|s| s.admission.as_ref())
-                        .map(|a| a.cluster_queue.clone())
-                        .or_else(|| snap.cluster_queue_of(&ns, &lq))
-                        .unwrap_or_default();
-                    let state = WorkloadState::of(w);
-                    if a.cluster_queue.as_ref().is_some_and(|c| &cq != c)
-                        || a.local_queue.as_ref().is_some_and(|q| &lq != q)
-                    {
-                        continue;
-                    }
-                    if !statuses.is_empty()
-                        && !statuses
-                            .iter()
-                            .any(|s| s == "all" || s.eq_ignore_ascii_case(state.upstream_word()))
-                    {
-                        continue;
-                    }
-                    let owners: Vec<(String, String)> = w
-                        .metadata
-                        .owner_references
-                        .iter()
-                        .flatten()
-                        .map(|o| (o.kind.clone(), o.name.clone()))
-                        .collect();
-                    if let Some((kind, name)) = &for_object
-                        && !owners
-                            .iter()
-                            .any(|(k, n)| k.eq_ignore_ascii_case(kind) && n == name)
-                    {
-                        continue;
-                    }
-                    let key = common::key_of(w);
-                    let pos = positions.get(&key);
-                    let exec =
-                        common::condition_time(w, crate::api::workload_status::condition::ADMITTED)
-                            .map(|adm| {
-                                let end = common::condition_time(
-                                    w,
-                                    crate::api::workload_status::condition::FINISHED,
-                                )
-                                .unwrap_or(now);
-                                common::human_duration(end - adm)
-                            });
-                    rows.push(render::WlRow {
-                        namespace: ns,
-                        name: w.metadata.name.clone().unwrap_or_default(),
-                        job_type: owners
-                            .iter()
-                            .map(|(k, _)| k.to_lowercase())
-                            .collect::<Vec<_>>()
-                            .join(", "),
-                        job_name: owners
-                            .iter()
-                            .map(|(_, n)| n.clone())
-                            .collect::<Vec<_>>()
-                            .join(", "),
-                        local_queue: lq,
-                        cluster_queue: cq,
-                        status: state.upstream_word().to_string(),
-                        position: pos.map(|p| p.in_local_queue),
-                        position_in_cluster_queue: pos.map(|p| p.in_cluster_queue),
-                        priority: w.spec.priority_or_default(),
-                        flavors: common::assigned_flavors(w).join(","),
-                        exec_time: exec.unwrap_or_default(),
-                        age: common::age(w, now),
-                    });
-                    keep.push(w);
-                }
-                print_or(&keep, a.print.output, || {
-                    render::workloads(
-                        &rows,
-                        a.all_namespaces,
-                        a.print.output == crate::cli::OutputFormat::Wide,
-                        a.print.no_headers,
-                        color,
-                    )
-                })
+                let scope = namespaces(&conn, a.all_namespaces);
+                let wls: Vec<Workload> = conn.list_in(scope, a.selector.as_deref()).await?;
+                let snap = conn.snapshot().await?;
+                let l = rows::workloads(&wls, &snap, &filter);
+                common::printer(global, &a.print).list_or_table(&l.objects, |p| {
+                    let (namespaces, wide) = (a.all_namespaces, p.wide());
+                    render::workloads(&l.rows, namespaces, wide, p.no_headers(), p.color())
+                })?;
             }
             ListWhat::ResourceFlavor(a) => {
-                let api: Api<ResourceFlavor> = Api::all(client.clone());
-                let rfs = api
-                    .list(&params(&a.selector))
-                    .await
-                    .map_err(|e| common::api_error(e, "cannot list ResourceFlavors"))?
-                    .items;
-                let rows: Vec<render::RfRow> = rfs
-                    .iter()
-                    .map(|rf| render::RfRow {
-                        name: rf.metadata.name.clone().unwrap_or_default(),
-                        node_labels: rf
-                            .spec
-                            .node_labels
-                            .iter()
-                            .map(|(k, v)| format!("{k}={v}"))
-                            .collect::<Vec<_>>()
-                            .join(", "),
-                        age: common::age(rf, now),
-                    })
-                    .collect();
-                let keep: Vec<&ResourceFlavor> = rfs.iter().collect();
-                print_or(&keep, a.print.output, || {
-                    render::resource_flavors(&rows, a.print.no_headers, color)
-                })
+                let rfs: Vec<ResourceFlavor> = conn.list(a.selector.as_deref()).await?;
+                let l = rows::resource_flavors(&rfs, common::now_millis());
+                common::printer(global, &a.print).list_or_table(&l.objects, |p| {
+                    render::resource_flavors(&l.rows, p.no_headers(), p.color())
+                })?;
             }
         }
+        Ok(Outcome::Success)
     })
 }
 
-/// `-o json|yaml|name` of the listed objects, else the table from `table`.
-fn print_or<K>(
-    objs: &[&K],
-    output: crate::cli::OutputFormat,
-    table: impl FnOnce() -> String,
-) -> anyhow::Result<u8>
-where
-    K: kube::Resource<DynamicType = ()> + serde::Serialize,
-{
-    let values = objs
-        .iter()
-        .map(|o| common::object_json(*o))
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    let names: Vec<String> = objs.iter().map(|o| common::resource_name(*o)).collect();
-    let printed = match output {
-        // kubectl prints a List even for one item when listing.
-        crate::cli::OutputFormat::Json | crate::cli::OutputFormat::Yaml => {
-            let v = serde_json::json!({"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": values});
-            print!(
-                "{}",
-                crate::output::serialize(&v, output == crate::cli::OutputFormat::Yaml)?
-            );
-            true
-        }
-        _ => common::print_objects(&values, &names, output)?,
-    };
-    if !printed {
-        let t = table();
-        if t.is_empty() {
-            eprintln!("No resources found.");
-        } else {
-            println!("{t}");
-        }
+/// `-A`: every namespace; else the connection's.
+fn namespaces(conn: &Connection, all: bool) -> Namespaces<'_> {
+    if all {
+        Namespaces::All
+    } else {
+        Namespaces::One(&conn.namespace)
     }
-    Ok(0)
 }
 
-/// `--for job/NAME` or `job.batch/NAME`: (kind, name).
-fn parse_for(s: &str) -> anyhow::Result<(String, String)> {
+/// `--for job/NAME` or `job.batch/NAME`: the owner's kind and name.
+fn parse_for(s: &str) -> anyhow::Result<Owner> {
     let Some((t, name)) = s.split_once('/') else {
         bail!("--for {s:?}: expected TYPE/NAME, e.g. job/weekly-retrain")
     };
@@ -426,5 +176,8 @@ fn parse_for(s: &str) -> anyhow::Result<(String, String)> {
     if name.is_empty() {
         bail!("--for {s:?}: the name after '/' is empty");
     }
-    Ok((kind, name.to_string()))
+    Ok(Owner {
+        kind,
+        name: name.to_string(),
+    })
 }

@@ -5,8 +5,8 @@
 use clap::{Args, Subcommand};
 use serde_json::json;
 
-use super::common;
-use super::stop::{WorkloadTarget, patch_cluster, patch_namespaced};
+use super::stop::{Change, WorkloadTarget, patch_cluster, patch_namespaced};
+use super::{CliResult, common};
 use crate::api::{ClusterQueue, LocalQueue, Workload};
 use crate::cli::GlobalArgs;
 
@@ -43,37 +43,37 @@ pub struct ResumeQueue {
     /// Name of the queue.
     pub name: String,
     /// Only print what would change (client), or have the API server check it (server).
-    #[arg(long, value_enum, num_args = 0..=1, require_equals = true, default_missing_value = "client", default_value_t = super::create::DryRun::None)]
-    pub dry_run: super::create::DryRun,
+    #[arg(long, value_enum, num_args = 0..=1, require_equals = true, default_missing_value = "client", default_value_t = crate::cli::DryRun::None)]
+    pub dry_run: crate::cli::DryRun,
     #[command(flatten)]
     pub print: common::PrintArgs,
 }
 
-pub fn run(global: &GlobalArgs, args: ResumeArgs) -> anyhow::Result<u8> {
+fn resume(patch: serde_json::Value, dry_run: crate::cli::DryRun) -> Change<'static> {
+    Change {
+        patch,
+        verb: "resumed",
+        dry_run,
+    }
+}
+
+pub fn run(global: &GlobalArgs, args: ResumeArgs) -> CliResult {
     let none = json!({"spec": {"stopPolicy": "None"}});
-    common::block_on(async {
+    Ok(common::block_on(async {
         match args.what {
             ResumeWhat::ClusterQueue(a) => {
-                patch_cluster::<ClusterQueue>(global, &a.name, none, "resumed", a.dry_run, &a.print)
+                patch_cluster::<ClusterQueue>(global, &a.name, resume(none, a.dry_run), &a.print)
                     .await
             }
             ResumeWhat::LocalQueue(a) => {
-                patch_namespaced::<LocalQueue>(
-                    global, &a.name, none, "resumed", a.dry_run, &a.print,
-                )
-                .await
+                patch_namespaced::<LocalQueue>(global, &a.name, resume(none, a.dry_run), &a.print)
+                    .await
             }
             ResumeWhat::Workload(a) => {
-                patch_namespaced::<Workload>(
-                    global,
-                    &a.name,
-                    json!({"spec": {"active": true}}),
-                    "resumed",
-                    a.dry_run,
-                    &a.print,
-                )
-                .await
+                let active = json!({"spec": {"active": true}});
+                patch_namespaced::<Workload>(global, &a.name, resume(active, a.dry_run), &a.print)
+                    .await
             }
         }
-    })
+    })?)
 }

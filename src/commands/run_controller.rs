@@ -6,6 +6,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Args;
 
+use super::{CliResult, Outcome, common};
 use crate::cli::GlobalArgs;
 use crate::controller::http::parse_address;
 use crate::controller::{self, Options};
@@ -48,7 +49,7 @@ pub struct RunControllerArgs {
     pub max_concurrent_writes: usize,
 }
 
-pub fn run(global: &GlobalArgs, args: RunControllerArgs) -> anyhow::Result<u8> {
+pub fn run(global: &GlobalArgs, args: RunControllerArgs) -> CliResult {
     let raw = match &args.config {
         Some(path) => Some(controller::read_config(path)?),
         None => None,
@@ -115,13 +116,13 @@ pub fn run(global: &GlobalArgs, args: RunControllerArgs) -> anyhow::Result<u8> {
         .build()
         .context("cannot start the async runtime")?;
     runtime.block_on(async {
-        let conn = crate::kube::connect(global).await?;
+        let conn = common::connect(global).await?;
         tracing::info!(identity = %opts.identity, leader_elect, "starting run-controller");
         controller::run(conn.client, opts, shutdown_signal()).await
     })?;
     // Background tasks (HTTP servers, finished watches) must not hold the process.
     runtime.shutdown_timeout(Duration::from_secs(1));
-    Ok(0)
+    Ok(Outcome::Success)
 }
 
 /// SIGTERM (what Kubernetes sends) or SIGINT (Ctrl-C).

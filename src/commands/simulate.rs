@@ -4,9 +4,12 @@
 use anyhow::Context;
 use clap::Args;
 
+use super::{CliResult, Outcome};
 use crate::cli::{GlobalArgs, OutputFormat};
 use crate::manifests::ConvertOptions;
 use crate::manifests::documents::{Document, parse_documents};
+use crate::output::Printer;
+use crate::output::printer::kind_name;
 use crate::simulate::{Edit, Simulation};
 
 /// The seed's two-team GPU cluster on Tuesday: team A's eight experiments run on all eight
@@ -126,8 +129,8 @@ fn read_input(
             .enable_all()
             .build()?;
         return rt.block_on(async {
-            let conn = crate::kube::connect(global).await?;
-            crate::kube::read_inventory(&conn.client).await
+            let conn = super::common::connect(global).await?;
+            conn.read_inventory().await
         });
     }
     let docs = if args.files.is_empty() {
@@ -143,7 +146,7 @@ fn read_input(
     Ok(crate::manifests::Inventory::from_documents(docs)?)
 }
 
-pub fn run(global: &GlobalArgs, args: SimulateArgs) -> anyhow::Result<u8> {
+pub fn run(global: &GlobalArgs, args: SimulateArgs) -> CliResult {
     let edits: Vec<Edit> = args
         .set
         .iter()
@@ -165,10 +168,11 @@ pub fn run(global: &GlobalArgs, args: SimulateArgs) -> anyhow::Result<u8> {
         }
         let added = crate::manifests::Inventory::from_documents(docs)?;
         if added.workloads.is_empty() && added.jobs.is_empty() {
-            anyhow::bail!(
+            return Err(anyhow::anyhow!(
                 "--add {}: no Workload, and no Job with the label kueue.x-k8s.io/queue-name, to add",
                 args.add.join(", ")
-            );
+            )
+            .into());
         }
         changed.workloads.extend(added.workloads);
         changed.jobs.extend(added.jobs);
@@ -199,42 +203,32 @@ pub fn run(global: &GlobalArgs, args: SimulateArgs) -> anyhow::Result<u8> {
             r.job, r.origin, r.reason, r.message
         ));
     }
-    let color = crate::output::use_color(global.color);
-    match args.output {
-        OutputFormat::Json | OutputFormat::Yaml => {
-            print!(
-                "{}",
-                crate::output::serialize(&sim.output(), args.output == OutputFormat::Yaml)?
-            );
-        }
-        OutputFormat::Name => {
-            for item in sim.output()["items"].as_array().into_iter().flatten() {
-                let kind = item["kind"].as_str().unwrap_or("").to_lowercase();
-                println!(
-                    "{kind}.kueue.x-k8s.io/{}",
-                    item["metadata"]["name"].as_str().unwrap_or("")
-                );
+    let printer = Printer::new(args.output, args.no_headers, global.color);
+    if !printer.data(&sim.output())? {
+        match args.output {
+            OutputFormat::Name => {
+                for item in sim.output()["items"].as_array().into_iter().flatten() {
+                    let kind = item["kind"].as_str().unwrap_or("");
+                    let name = item["metadata"]["name"].as_str().unwrap_or("");
+                    printer.line(kind_name(kind, crate::api::GROUP, name))?;
+                }
             }
-        }
-        OutputFormat::Table | OutputFormat::Wide => {
-            let wide = args.output == OutputFormat::Wide;
-            let mut changes: Vec<String> = edits
-                .iter()
-                .map(|e| format!("--set {}", e.expression))
-                .collect();
-            changes.extend(args.add.iter().map(|a| format!("--add {a}")));
-            changes.extend(args.remove.iter().map(|r| format!("--remove {r}")));
-            print!(
-                "{}",
-                crate::output::simulate::render(
+            _ => {
+                let mut changes: Vec<String> = edits
+                    .iter()
+                    .map(|e| format!("--set {}", e.expression))
+                    .collect();
+                changes.extend(args.add.iter().map(|a| format!("--add {a}")));
+                changes.extend(args.remove.iter().map(|r| format!("--remove {r}")));
+                printer.write(&crate::output::simulate::render(
                     &sim,
                     baseline.as_ref(),
                     &changes,
-                    wide,
-                    args.no_headers,
-                    color
-                )
-            );
+                    printer.wide(),
+                    printer.no_headers(),
+                    printer.color(),
+                ))?;
+            }
         }
     }
     if !sim.report.oscillating.is_empty() {
@@ -242,14 +236,14 @@ pub fn run(global: &GlobalArgs, args: SimulateArgs) -> anyhow::Result<u8> {
             "no fixpoint: these workloads keep preempting each other (upstream Kueue would loop too): {}",
             sim.report.oscillating.join(", ")
         ));
-        return Ok(3);
+        return Ok(Outcome::NoFixpoint);
     }
     if !sim.report.converged {
         crate::output::warn(&format!(
             "stopped after {} cycles without reaching a fixpoint",
             sim.report.cycles
         ));
-        return Ok(3);
+        return Ok(Outcome::NoFixpoint);
     }
-    Ok(0)
+    Ok(Outcome::Success)
 }

@@ -3,15 +3,15 @@
 //! workload (`spec.active: false`, which evicts it if admitted). `resume` undoes both.
 
 use clap::{Args, Subcommand};
-use kube::Resource;
-use kube::api::{Api, Patch, PatchParams};
-use serde::Serialize;
-use serde::de::DeserializeOwned;
 use serde_json::json;
 
 use super::common::{self, PrintArgs};
+use super::{CliResult, Outcome};
 use crate::api::{ClusterQueue, LocalQueue, Workload};
-use crate::cli::GlobalArgs;
+use crate::cli::{DryRun, GlobalArgs};
+use crate::kube::objects::{Namespaced, Object, kind};
+use crate::output::Printer;
+use crate::output::printer::resource_name;
 
 #[derive(Debug, Args)]
 pub struct StopArgs {
@@ -51,8 +51,8 @@ pub struct StopQueue {
     #[arg(long)]
     pub keep_already_running: bool,
     /// Only print what would change (client), or have the API server check it (server).
-    #[arg(long, value_enum, num_args = 0..=1, require_equals = true, default_missing_value = "client", default_value_t = super::create::DryRun::None)]
-    pub dry_run: super::create::DryRun,
+    #[arg(long, value_enum, num_args = 0..=1, require_equals = true, default_missing_value = "client", default_value_t = DryRun::None)]
+    pub dry_run: DryRun,
     #[command(flatten)]
     pub print: PrintArgs,
 }
@@ -62,14 +62,22 @@ pub struct WorkloadTarget {
     /// Name of the Workload (in -n NAMESPACE).
     pub name: String,
     /// Only print what would change (client), or have the API server check it (server).
-    #[arg(long, value_enum, num_args = 0..=1, require_equals = true, default_missing_value = "client", default_value_t = super::create::DryRun::None)]
-    pub dry_run: super::create::DryRun,
+    #[arg(long, value_enum, num_args = 0..=1, require_equals = true, default_missing_value = "client", default_value_t = DryRun::None)]
+    pub dry_run: DryRun,
     #[command(flatten)]
     pub print: PrintArgs,
 }
 
-pub fn run(global: &GlobalArgs, args: StopArgs) -> anyhow::Result<u8> {
-    common::block_on(async {
+fn stop(patch: serde_json::Value, dry_run: DryRun) -> Change<'static> {
+    Change {
+        patch,
+        verb: "stopped",
+        dry_run,
+    }
+}
+
+pub fn run(global: &GlobalArgs, args: StopArgs) -> CliResult {
+    Ok(common::block_on(async {
         match args.what {
             StopWhat::ClusterQueue(a) => {
                 let policy = if a.keep_already_running {
@@ -77,15 +85,8 @@ pub fn run(global: &GlobalArgs, args: StopArgs) -> anyhow::Result<u8> {
                 } else {
                     "HoldAndDrain"
                 };
-                patch_cluster::<ClusterQueue>(
-                    global,
-                    &a.name,
-                    json!({"spec": {"stopPolicy": policy}}),
-                    "stopped",
-                    a.dry_run,
-                    &a.print,
-                )
-                .await
+                let change = stop(json!({"spec": {"stopPolicy": policy}}), a.dry_run);
+                patch_cluster::<ClusterQueue>(global, &a.name, change, &a.print).await
             }
             StopWhat::LocalQueue(a) => {
                 let policy = if a.keep_already_running {
@@ -93,140 +94,95 @@ pub fn run(global: &GlobalArgs, args: StopArgs) -> anyhow::Result<u8> {
                 } else {
                     "HoldAndDrain"
                 };
-                patch_namespaced::<LocalQueue>(
-                    global,
-                    &a.name,
-                    json!({"spec": {"stopPolicy": policy}}),
-                    "stopped",
-                    a.dry_run,
-                    &a.print,
-                )
-                .await
+                let change = stop(json!({"spec": {"stopPolicy": policy}}), a.dry_run);
+                patch_namespaced::<LocalQueue>(global, &a.name, change, &a.print).await
             }
             StopWhat::Workload(a) => {
-                patch_namespaced::<Workload>(
-                    global,
-                    &a.name,
-                    json!({"spec": {"active": false}}),
-                    "stopped",
-                    a.dry_run,
-                    &a.print,
-                )
-                .await
+                let change = stop(json!({"spec": {"active": false}}), a.dry_run);
+                patch_namespaced::<Workload>(global, &a.name, change, &a.print).await
             }
         }
-    })
+    })?)
 }
 
-fn kind_word<K: Resource<DynamicType = ()>>() -> String {
-    K::kind(&()).to_lowercase()
+/// A change to one object: the merge patch, and the word for it (`stopped`).
+pub struct Change<'a> {
+    pub patch: serde_json::Value,
+    pub verb: &'a str,
+    pub dry_run: DryRun,
 }
 
-/// Reads the object (so a missing one gives a clear error), merge-patches it and prints
-/// `kind.group/name <verb>`.
-pub async fn patch_cluster<K>(
+fn not_found(kind: &str, label: &str) -> anyhow::Error {
+    anyhow::anyhow!("{kind} {label} not found (kubectl kueue list {kind} shows what exists)")
+}
+
+/// Reads the cluster-scoped object (so a missing one gives a clear error), merge-patches it
+/// and prints `kind.group/name <verb>`.
+pub async fn patch_cluster<K: Object>(
     global: &GlobalArgs,
     name: &str,
-    patch: serde_json::Value,
-    verb: &str,
-    dry: super::create::DryRun,
+    change: Change<'_>,
     print: &PrintArgs,
-) -> anyhow::Result<u8>
-where
-    K: Resource<DynamicType = (), Scope = k8s_openapi::ClusterResourceScope>
-        + Clone
-        + DeserializeOwned
-        + Serialize
-        + std::fmt::Debug,
-{
+) -> anyhow::Result<Outcome> {
     let conn = common::connect(global).await?;
-    let api: Api<K> = Api::all(conn.client);
-    apply_patch(api, &kind_word::<K>(), name, name, patch, verb, dry, print).await
-}
-
-pub async fn patch_namespaced<K>(
-    global: &GlobalArgs,
-    name: &str,
-    patch: serde_json::Value,
-    verb: &str,
-    dry: super::create::DryRun,
-    print: &PrintArgs,
-) -> anyhow::Result<u8>
-where
-    K: Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>
-        + Clone
-        + DeserializeOwned
-        + Serialize
-        + std::fmt::Debug,
-{
-    let conn = common::connect(global).await?;
-    let api: Api<K> = Api::namespaced(conn.client, &conn.namespace);
-    let label = format!("{name} in namespace {}", conn.namespace);
-    apply_patch(
-        api,
-        &kind_word::<K>(),
-        name,
-        &label,
-        patch,
-        verb,
-        dry,
-        print,
-    )
-    .await
-}
-
-#[allow(clippy::too_many_arguments)]
-async fn apply_patch<K>(
-    api: Api<K>,
-    kind: &str,
-    name: &str,
-    label: &str,
-    patch: serde_json::Value,
-    verb: &str,
-    dry: super::create::DryRun,
-    print: &PrintArgs,
-) -> anyhow::Result<u8>
-where
-    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Serialize + std::fmt::Debug,
-{
-    let current = api
-        .get_opt(name)
-        .await
-        .map_err(|e| common::api_error(e, &format!("cannot read {kind} {label}")))?
-        .ok_or_else(|| {
-            anyhow::anyhow!(
-                "{kind} {label} not found (kubectl kueue list {kind} shows what exists)"
-            )
-        })?;
-    let result = if dry == super::create::DryRun::Client {
-        let mut v = serde_json::to_value(&current)?;
-        merge(&mut v, &patch);
-        serde_json::from_value(v)?
-    } else {
-        let pp = PatchParams {
-            dry_run: dry == super::create::DryRun::Server,
-            field_manager: Some("kubectl-kueue".into()),
-            ..Default::default()
-        };
-        api.patch(name, &pp, &Patch::Merge(&patch))
-            .await
-            .map_err(|e| common::api_error(e, &format!("cannot update {kind} {label}")))?
+    let kind = kind::<K>().to_lowercase();
+    let current: K = conn
+        .get(name)
+        .await?
+        .ok_or_else(|| not_found(&kind, name))?;
+    let result = match change.dry_run {
+        DryRun::Client => merged(&current, &change.patch)?,
+        dry => {
+            let server_dry_run = dry == DryRun::Server;
+            conn.merge_patch(name, &change.patch, server_dry_run)
+                .await?
+        }
     };
-    let v = common::object_json(&result)?;
-    let rname = common::resource_name(&result);
-    if !common::print_objects(
-        std::slice::from_ref(&v),
-        std::slice::from_ref(&rname),
-        print.output,
-    )? {
-        let suffix = match dry {
-            super::create::DryRun::None => "",
-            super::create::DryRun::Client => " (dry run)",
-            super::create::DryRun::Server => " (server dry run)",
-        };
-        println!("{rname} {verb}{suffix}");
+    report(&common::printer(global, print), &result, &change)
+}
+
+/// The same for an object in the namespace of `-n`.
+pub async fn patch_namespaced<K: Namespaced>(
+    global: &GlobalArgs,
+    name: &str,
+    change: Change<'_>,
+    print: &PrintArgs,
+) -> anyhow::Result<Outcome> {
+    let conn = common::connect(global).await?;
+    let ns = &conn.namespace;
+    let kind = kind::<K>().to_lowercase();
+    let current: K = conn
+        .get_in(ns, name)
+        .await?
+        .ok_or_else(|| not_found(&kind, &format!("{name} in namespace {ns}")))?;
+    let result = match change.dry_run {
+        DryRun::Client => merged(&current, &change.patch)?,
+        dry => {
+            let server_dry_run = dry == DryRun::Server;
+            conn.merge_patch_in(ns, name, &change.patch, server_dry_run)
+                .await?
+        }
+    };
+    report(&common::printer(global, print), &result, &change)
+}
+
+fn merged<K: Object>(current: &K, patch: &serde_json::Value) -> anyhow::Result<K> {
+    let mut v = serde_json::to_value(current)?;
+    merge(&mut v, patch);
+    Ok(serde_json::from_value(v)?)
+}
+
+fn report<K: Object>(
+    printer: &Printer,
+    result: &K,
+    change: &Change<'_>,
+) -> anyhow::Result<Outcome> {
+    if !printer.objects(&[result])? {
+        let suffix = change.dry_run.suffix();
+        let verb = change.verb;
+        printer.line(format!("{} {verb}{suffix}", resource_name(result)))?;
     }
-    Ok(0)
+    Ok(Outcome::Success)
 }
 
 /// JSON merge patch (RFC 7386) applied locally, for `--dry-run=client`.

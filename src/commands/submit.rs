@@ -4,20 +4,24 @@
 //! API server requires. Then it shows the Job's Workload, its queue and position, and with
 //! `--wait` follows it (queued, admitted on a flavor, running, finished).
 
-use std::collections::BTreeMap;
-use std::io::IsTerminal;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use anyhow::{Context, bail};
-use clap::{Args, ValueEnum};
+use anyhow::bail;
+use clap::Args;
 use k8s_openapi::api::batch::v1::Job;
-use kube::api::{Api, PostParams};
 
-use super::common::{self, PrintArgs, Snapshot, WorkloadState};
-use crate::api::workload_status::condition;
-use crate::api::{PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL, Workload, WorkloadPriorityClass};
+use super::common::{self, PrintArgs};
+use super::{CliResult, Outcome};
+use crate::api::{LocalQueue, QUEUE_NAME_LABEL};
 use crate::cli::GlobalArgs;
-use crate::manifests::job::workload_name_for_job;
+use crate::kube::Connection;
+use crate::manifests::job::{JobFlags, jobs_in, label, prepare_job, submit_namespace};
+use crate::output::Printer;
+use crate::output::printer::resource_name;
+use crate::output::submit::{
+    Reporter, dry_run_verdict, ending_line, missing_class_error, phase_text,
+};
+use crate::view::submit::{Ending, Milestone};
 
 #[derive(Debug, Args)]
 #[command(after_help = "\
@@ -83,240 +87,50 @@ pub struct SubmitArgs {
     pub command: Vec<String>,
     /// Follow the Workload until it is admitted (or --wait=running, --wait=finished).
     #[arg(long, value_enum, num_args = 0..=1, require_equals = true, default_missing_value = "admitted", value_name = "STATE")]
-    pub wait: Option<WaitFor>,
+    pub wait: Option<Milestone>,
     /// Create nothing: run the scheduler on a snapshot of the cluster and say whether the Job
     /// would be admitted now, on which flavor, whom it would preempt, or why it would wait.
     #[arg(long, conflicts_with = "wait")]
     pub dry_run: bool,
     /// How long --wait waits (e.g. 90s, 10m, 2h).
-    #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = crate::api::config::duration::parse_flag)]
     pub timeout: Duration,
     #[command(flatten)]
     pub print: PrintArgs,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, ValueEnum)]
-pub enum WaitFor {
-    /// Quota reserved and admitted.
-    Admitted,
-    /// Pods running.
-    Running,
-    /// The Job completed or failed.
-    Finished,
-}
-
-/// `90s`, `10m`, `2h`, `1h30m`, or plain seconds.
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    let mut total = 0u64;
-    let mut num = String::new();
-    if let Ok(secs) = s.parse::<u64>() {
-        return Ok(Duration::from_secs(secs));
-    }
-    for c in s.chars() {
-        if c.is_ascii_digit() {
-            num.push(c);
-            continue;
-        }
-        let n: u64 = num
-            .parse()
-            .map_err(|_| format!("{s:?} is not a duration such as 90s, 10m or 1h30m"))?;
-        num.clear();
-        total += n * match c {
-            's' => 1,
-            'm' => 60,
-            'h' => 3600,
-            _ => return Err(format!("{s:?} is not a duration such as 90s, 10m or 1h30m")),
-        };
-    }
-    if !num.is_empty() {
-        return Err(format!("{s:?}: give a unit (s, m or h) after {num}"));
-    }
-    Ok(Duration::from_secs(total))
-}
-
-/// Resources whose requests need equal limits: extended resources (a domain-prefixed name
-/// outside `kubernetes.io`), as the API server's validation defines them.
-fn is_extended(resource: &str) -> bool {
-    match resource.split_once('/') {
-        Some((domain, _)) => {
-            !(domain == "kubernetes.io"
-                || domain.ends_with(".kubernetes.io")
-                || domain.starts_with("requests."))
-        }
-        None => false,
-    }
-}
-
-/// Makes a Job ready for Kueue: queue (and priority) label, `suspend: true`, limits of
-/// extended resources from requests. Returns what was changed, for `-v`.
-pub fn prepare_job(
-    job: &mut Job,
-    queue: Option<&str>,
-    priority: Option<&str>,
-) -> anyhow::Result<Vec<String>> {
-    let name = job
-        .metadata
-        .name
-        .clone()
-        .or_else(|| job.metadata.generate_name.clone())
-        .unwrap_or_default();
-    let labels = job.metadata.labels.get_or_insert_with(BTreeMap::new);
-    if let Some(q) = queue {
-        labels.insert(QUEUE_NAME_LABEL.to_string(), q.to_string());
-    }
-    if !labels.contains_key(QUEUE_NAME_LABEL) {
-        bail!(
-            "Job {name} has no queue: pass --queue LOCALQUEUE or set the label {QUEUE_NAME_LABEL} (kubectl kueue list localqueue shows the queues)"
-        );
-    }
-    if let Some(p) = priority {
-        labels.insert(PRIORITY_CLASS_LABEL.to_string(), p.to_string());
-    }
-    let spec = job
-        .spec
-        .as_mut()
-        .with_context(|| format!("Job {name} has no spec"))?;
-    let mut changes = Vec::new();
-    if spec.suspend != Some(true) {
-        spec.suspend = Some(true);
-        changes.push("spec.suspend=true".to_string());
-    }
-    let pod = spec
-        .template
-        .spec
-        .as_mut()
-        .with_context(|| format!("Job {name} has no spec.template.spec"))?;
-    let mut fill = |kind: &str, cs: &mut Vec<k8s_openapi::api::core::v1::Container>| {
-        for (i, c) in cs.iter_mut().enumerate() {
-            let Some(res) = c.resources.as_mut() else {
-                continue;
-            };
-            let requests = res.requests.clone().unwrap_or_default();
-            let limits = res.limits.get_or_insert_with(BTreeMap::new);
-            for (r, q) in requests.iter().filter(|(r, _)| is_extended(r)) {
-                if !limits.contains_key(r) {
-                    limits.insert(r.clone(), q.clone());
-                    changes.push(format!(
-                        "spec.template.spec.{kind}[{i}].resources.limits[{r}]={}",
-                        q.0
-                    ));
-                }
-            }
-        }
-    };
-    fill("containers", &mut pod.containers);
-    if let Some(init) = pod.init_containers.as_mut() {
-        fill("initContainers", init);
-    }
-    Ok(changes)
-}
-
-/// A Job from the command-line flags.
-fn job_from_flags(a: &SubmitArgs, image: &str) -> anyhow::Result<Job> {
-    let mut requests = serde_json::Map::new();
-    if let Some(c) = &a.cpu {
-        crate::scheduler::quantity::parse_amount("cpu", c)
-            .map_err(|e| anyhow::anyhow!("--cpu {c:?}: {e}"))?;
-        requests.insert("cpu".into(), c.clone().into());
-    }
-    if let Some(m) = &a.memory {
-        crate::scheduler::quantity::parse_amount("memory", m)
-            .map_err(|e| anyhow::anyhow!("--memory {m:?}: {e}"))?;
-        requests.insert("memory".into(), m.clone().into());
-    }
-    if let Some(g) = a.gpus.filter(|g| *g > 0) {
-        requests.insert(a.gpu_resource.clone(), g.to_string().into());
-    }
-    let mut container = serde_json::json!({"name": "main", "image": image});
-    if !a.command.is_empty() {
-        container["command"] = serde_json::json!(a.command);
-    }
-    if !requests.is_empty() {
-        container["resources"] = serde_json::json!({"requests": requests});
-    }
-    let mut meta = serde_json::json!({});
-    match &a.name {
-        Some(n) => meta["name"] = n.clone().into(),
-        None => {
-            let base = image.rsplit('/').next().unwrap_or(image);
-            let base = base.split([':', '@']).next().unwrap_or(base);
-            let mut base: String = base
-                .to_lowercase()
-                .chars()
-                .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-                .collect();
-            base.truncate(40);
-            let base = base.trim_matches('-');
-            meta["generateName"] =
-                format!("{}-", if base.is_empty() { "job" } else { base }).into();
-        }
-    }
-    let mut spec = serde_json::json!({"template": {"spec": {"restartPolicy": "Never", "containers": [container]}}});
-    if let Some(p) = a.parallelism {
-        spec["parallelism"] = p.into();
-    }
-    if let Some(c) = a.completions {
-        spec["completions"] = c.into();
-    }
-    serde_json::from_value(serde_json::json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": meta, "spec": spec})).context("building the Job from flags")
-}
-
 /// The Jobs to submit (not yet prepared): from files, or one from flags.
-pub fn jobs_from_args(a: &SubmitArgs) -> anyhow::Result<Vec<Job>> {
-    if let Some(image) = &a.image {
-        return Ok(vec![job_from_flags(a, image)?]);
+fn jobs_from_args(a: &SubmitArgs) -> anyhow::Result<Vec<Job>> {
+    let flags = JobFlags {
+        image: a.image.clone(),
+        name: a.name.clone(),
+        gpus: a.gpus,
+        gpu_resource: a.gpu_resource.clone(),
+        cpu: a.cpu.clone(),
+        memory: a.memory.clone(),
+        parallelism: a.parallelism,
+        completions: a.completions,
+        command: a.command.clone(),
+    };
+    if flags.image.is_some() {
+        return Ok(vec![flags.job()?]);
     }
     if a.files.is_empty() {
         bail!("nothing to submit: give -f JOB.yaml, or --image IMAGE to build a Job from flags");
     }
-    for (flag, set) in [
-        ("--name", a.name.is_some()),
-        ("--gpus", a.gpus.is_some()),
-        ("--cpu", a.cpu.is_some()),
-        ("--memory", a.memory.is_some()),
-        ("--parallelism", a.parallelism.is_some()),
-        ("--completions", a.completions.is_some()),
-    ] {
-        if set {
-            bail!(
-                "{flag} builds a Job from flags and needs --image; with -f, edit the manifest instead"
-            );
-        }
+    if let Some(flag) = flags.first_given() {
+        bail!(
+            "{flag} builds a Job from flags and needs --image; with -f, edit the manifest instead"
+        );
     }
-    let docs = crate::manifests::documents::read_all(&a.files)?;
-    let mut jobs = Vec::new();
-    for d in docs {
-        let api_version = d
-            .value
-            .get("apiVersion")
-            .and_then(|v| v.as_str())
-            .unwrap_or("");
-        let kind = d.value.get("kind").and_then(|v| v.as_str()).unwrap_or("");
-        if (api_version, kind) != ("batch/v1", "Job") {
-            let what = if kind.is_empty() {
-                "a document without kind".to_string()
-            } else {
-                format!("{api_version} {kind}")
-            };
-            bail!(
-                "{}: {what}: submit takes batch/v1 Jobs only (apply other objects with kubectl apply)",
-                d.origin
-            );
-        }
-        let job: Job = crate::api::from_value(d.value.clone())
-            .map_err(|e| anyhow::anyhow!("{}: Job: {}: {}", d.origin, e.path, e.message))?;
-        if job.metadata.name.is_none() && job.metadata.generate_name.is_none() {
-            bail!("{}: Job: metadata.name: missing required field", d.origin);
-        }
-        jobs.push(job);
-    }
+    let jobs = jobs_in(crate::manifests::documents::read_all(&a.files)?)?;
     if jobs.is_empty() {
         bail!("no Job in {}", a.files.join(", "));
     }
     Ok(jobs)
 }
 
-pub fn run(global: &GlobalArgs, args: SubmitArgs) -> anyhow::Result<u8> {
+pub fn run(global: &GlobalArgs, args: SubmitArgs) -> CliResult {
     let mut jobs = jobs_from_args(&args)?;
     for j in &mut jobs {
         let changes = prepare_job(j, args.queue.as_deref(), args.priority.as_deref())?;
@@ -324,569 +138,108 @@ pub fn run(global: &GlobalArgs, args: SubmitArgs) -> anyhow::Result<u8> {
             tracing::info!(job = j.metadata.name.as_deref().unwrap_or(""), "set {c}");
         }
     }
-    if args.dry_run {
-        return common::block_on(dry_run(global, &args, jobs));
-    }
-    common::block_on(submit(global, &args, jobs))
+    let printer = common::printer(global, &args.print);
+    Ok(common::block_on(async {
+        let conn = common::connect(global).await?;
+        if args.dry_run {
+            return dry_run(&conn, global, &printer, jobs).await;
+        }
+        submit(&conn, global, &printer, &args, jobs).await
+    })?)
 }
 
 /// `--dry-run`: each Job explained as if created now, on the cluster as it is.
-async fn dry_run(global: &GlobalArgs, args: &SubmitArgs, jobs: Vec<Job>) -> anyhow::Result<u8> {
-    let conn = common::connect(global).await?;
-    let inventory = crate::kube::read_inventory(&conn.client).await?;
-    let opts = crate::manifests::ConvertOptions {
-        now: common::now_millis(),
-        strict_namespace_selector: false,
-    };
-    let mut results = Vec::new();
-    for (i, mut job) in jobs.into_iter().enumerate() {
+async fn dry_run(
+    conn: &Connection,
+    global: &GlobalArgs,
+    printer: &Printer,
+    mut jobs: Vec<Job>,
+) -> anyhow::Result<Outcome> {
+    for job in &mut jobs {
         let ns = job
             .metadata
             .namespace
             .clone()
-            .or_else(|| global.namespace.clone())
-            .unwrap_or_else(|| conn.namespace.clone());
-        job.metadata.namespace = Some(ns);
-        let mut value = serde_json::to_value(&job)?;
-        value["apiVersion"] = "batch/v1".into();
-        value["kind"] = "Job".into();
-        let doc = crate::manifests::documents::Document {
-            origin: crate::manifests::Origin {
-                file: "--dry-run".into(),
-                document: i + 1,
-                order: usize::MAX - 1,
-            },
-            value,
-        };
-        results.push(crate::explain::dry_run(&inventory, doc, &opts)?);
+            .or_else(|| global.namespace.clone());
+        job.metadata.namespace = Some(ns.unwrap_or_else(|| conn.namespace.clone()));
     }
-    match args.print.output {
-        crate::cli::OutputFormat::Json | crate::cli::OutputFormat::Yaml => {
-            let value = if results.len() == 1 {
-                serde_json::to_value(&results[0])?
-            } else {
-                serde_json::to_value(&results)?
-            };
-            print!(
-                "{}",
-                crate::output::serialize(
-                    &value,
-                    args.print.output == crate::cli::OutputFormat::Yaml
-                )?
-            );
-        }
-        _ => {
-            let color = crate::output::use_color(global.color);
-            for e in &results {
-                println!("{}", dry_run_verdict(e));
-                print!("{}", crate::output::explain::render(e, color));
-            }
-        }
-    }
-    Ok(0)
-}
-
-/// One line: would it be admitted now, preempt, or wait?
-fn dry_run_verdict(e: &crate::explain::Explanation) -> String {
-    let what = e.job.clone().unwrap_or_else(|| e.workload.clone());
-    let flavors: Vec<String> = e
-        .evaluation
-        .pod_sets
-        .iter()
-        .flat_map(|p| {
-            p.flavors
-                .iter()
-                .filter(|f| f.chosen)
-                .map(|f| f.flavor.clone())
-        })
-        .collect();
-    let on = if flavors.is_empty() {
-        String::new()
-    } else {
-        format!(" on flavor {}", flavors.join(", "))
+    let inventory = conn.read_inventory().await?;
+    let opts = crate::manifests::ConvertOptions {
+        now: common::now_millis(),
+        strict_namespace_selector: false,
     };
-    let ahead = e.queue.as_ref().map_or(0, |q| q.ahead.len());
-    match e.evaluation.mode.as_str() {
-        "Fit" if ahead == 0 => format!(
-            "Dry run: {what} would be admitted now in ClusterQueue {}{on}.",
-            e.cluster_queue.as_deref().unwrap_or("?")
-        ),
-        "Fit" => format!(
-            "Dry run: {what} fits{on} now, but {ahead} workload(s) are ahead of it in the queue."
-        ),
-        "Preempt" if e.preemption.as_ref().is_some_and(|p| p.possible) => {
-            let n = e.preemption.as_ref().map_or(0, |p| p.would_preempt.len());
-            format!(
-                "Dry run: {what} would preempt {n} workload(s){on} and be admitted once they have stopped."
-            )
-        }
-        _ => format!(
-            "Dry run: {what} would wait ({}): {}",
-            e.evaluation.reason.as_deref().unwrap_or("pending"),
-            if e.problems.is_empty() {
-                e.evaluation.message.clone()
-            } else {
-                e.problems.join("; ")
-            }
-        ),
+    let results = crate::explain::dry_run_jobs(&inventory, &jobs, &opts)?;
+    let printed = match results.as_slice() {
+        [one] => printer.data(one)?,
+        all => printer.data(&all)?,
+    };
+    for e in results.iter().filter(|_| !printed) {
+        printer.line(dry_run_verdict(e))?;
+        printer.write(&crate::output::explain::render(e, printer.color()))?;
     }
+    Ok(Outcome::Success)
 }
 
-async fn submit(global: &GlobalArgs, args: &SubmitArgs, mut jobs: Vec<Job>) -> anyhow::Result<u8> {
-    let conn = common::connect(global).await?;
-    let client = conn.client.clone();
+async fn submit(
+    conn: &Connection,
+    global: &GlobalArgs,
+    printer: &Printer,
+    args: &SubmitArgs,
+    mut jobs: Vec<Job>,
+) -> anyhow::Result<Outcome> {
     for job in &mut jobs {
-        let ns = match (&job.metadata.namespace, &global.namespace) {
-            (Some(j), Some(flag)) if j != flag => bail!(
-                "the namespace of Job {} ({j}) does not match -n {flag}: drop metadata.namespace from the file or -n",
-                job.metadata.name.as_deref().unwrap_or("")
-            ),
-            (Some(j), _) => j.clone(),
-            (None, _) => conn.namespace.clone(),
-        };
+        let ns = submit_namespace(job, global.namespace.as_deref(), &conn.namespace)?;
         job.metadata.namespace = Some(ns);
     }
     // A priority class that does not exist leaves the Job without a Workload (upstream's
-    // WorkloadPriorityClassNotFound): say so now instead.
-    let mut classes: Vec<String> = jobs
-        .iter()
-        .filter_map(|j| {
-            j.metadata
-                .labels
-                .as_ref()?
-                .get(PRIORITY_CLASS_LABEL)
-                .cloned()
-        })
-        .collect();
-    classes.sort();
-    classes.dedup();
-    if !classes.is_empty() {
-        let wpcs: Api<WorkloadPriorityClass> = Api::all(client.clone());
-        for p in &classes {
-            if wpcs
-                .get_opt(p)
-                .await
-                .map_err(|e| {
-                    common::api_error(e, &format!("cannot look up WorkloadPriorityClass {p}"))
-                })?
-                .is_none()
-            {
-                let known: Vec<String> = wpcs
-                    .list(&Default::default())
-                    .await
-                    .map(|l| {
-                        l.items
-                            .into_iter()
-                            .filter_map(|w| w.metadata.name)
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                let from = if args.priority.as_deref() == Some(p.as_str()) {
-                    "--priority"
-                } else {
-                    PRIORITY_CLASS_LABEL
-                };
-                bail!(
-                    "WorkloadPriorityClass {p:?} ({from}) not found (known: {}); create it with kubectl kueue create workloadpriorityclass {p} --value N, or pick another with --priority",
-                    if known.is_empty() {
-                        "none".into()
-                    } else {
-                        known.join(", ")
-                    }
-                );
-            }
-        }
+    // WorkloadPriorityClassNotFound): say so before creating anything.
+    if let Some(missing) = conn.missing_priority_class(&jobs).await? {
+        bail!(missing_class_error(&missing, args.priority.as_deref()));
     }
     let mut created: Vec<Job> = Vec::new();
     for job in jobs {
         let ns = job.metadata.namespace.clone().unwrap_or_default();
-        let lq = job
-            .metadata
-            .labels
-            .as_ref()
-            .and_then(|l| l.get(QUEUE_NAME_LABEL))
-            .cloned()
-            .unwrap_or_default();
-        let lqs: Api<crate::api::LocalQueue> = Api::namespaced(client.clone(), &ns);
-        if let Ok(None) = lqs.get_opt(&lq).await {
+        let lq = label(&job, QUEUE_NAME_LABEL).unwrap_or_default();
+        if let Ok(None) = conn.get_in::<LocalQueue>(&ns, lq).await {
             crate::output::warn(&format!(
                 "LocalQueue {lq} does not exist in namespace {ns}: the Job stays suspended until it does (kubectl kueue list localqueue -n {ns})"
             ));
         }
-        let jobs_api: Api<Job> = Api::namespaced(client.clone(), &ns);
-        let name = job
-            .metadata
-            .name
-            .clone()
-            .or_else(|| job.metadata.generate_name.clone())
-            .unwrap_or_default();
-        let c = jobs_api
-            .create(
-                &PostParams {
-                    field_manager: Some("kubectl-kueue".into()),
-                    ..Default::default()
-                },
-                &job,
-            )
-            .await
-            .map_err(|e| common::api_error(e, &format!("cannot create Job {ns}/{name}")))?;
-        created.push(c);
+        created.push(conn.create_in(&ns, &job, false).await?);
     }
-    let values: Vec<serde_json::Value> = created
-        .iter()
-        .map(common::object_json)
-        .collect::<anyhow::Result<_>>()?;
-    let names: Vec<String> = created.iter().map(common::resource_name).collect();
-    let quiet = common::print_objects(&values, &names, args.print.output)?;
-    let mut code = 0;
+    let quiet = printer.objects(&created.iter().collect::<Vec<_>>())?;
+    let mut outcome = Outcome::Success;
     for job in &created {
         if !quiet {
-            println!("{} created", common::resource_name(job));
+            printer.line(format!("{} created", resource_name(job)))?;
         }
-        let report = Reporter::new(!quiet);
-        code = code.max(follow(&client, job, args.wait, args.timeout, report).await?);
+        let report = Reporter::new(printer, !quiet);
+        outcome = outcome.or_worse(follow(conn, job, args, report).await?);
     }
-    Ok(code)
+    Ok(outcome)
 }
 
-/// Progress on stderr: a spinner on a terminal, one line per change otherwise; the summary
-/// line on stdout for table output.
-struct Reporter {
-    summary_on_stdout: bool,
-    bar: Option<indicatif::ProgressBar>,
-}
-
-impl Reporter {
-    fn new(summary_on_stdout: bool) -> Reporter {
-        Reporter {
-            summary_on_stdout,
-            bar: None,
-        }
-    }
-
-    fn start(&mut self) {
-        if std::io::stderr().is_terminal() {
-            let pb = indicatif::ProgressBar::new_spinner();
-            pb.enable_steady_tick(Duration::from_millis(120));
-            self.bar = Some(pb);
-        }
-    }
-
-    fn step(&self, msg: &str) {
-        match &self.bar {
-            Some(pb) => {
-                pb.println(format!("  {msg}"));
-                pb.set_message(msg.to_string());
-            }
-            None => eprintln!("  {msg}"),
-        }
-    }
-
-    fn summary(&self, msg: &str) {
-        if self.summary_on_stdout {
-            println!("{msg}");
-        } else {
-            eprintln!("{msg}");
-        }
-    }
-
-    fn done(&self) {
-        if let Some(pb) = &self.bar {
-            pb.finish_and_clear();
-        }
-    }
-}
-
-/// Where a submitted Job is, as one line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Phase {
-    NoWorkload,
-    Queued(String),
-    Inactive(String),
-    Reserved(String),
-    Admitted(String),
-    Evicted(String),
-    Running(String),
-    Finished { ok: bool, text: String },
-}
-
-impl Phase {
-    fn text(&self) -> &str {
-        match self {
-            Phase::NoWorkload => "waiting for its Workload (created by the Kueue controller)",
-            Phase::Queued(t)
-            | Phase::Inactive(t)
-            | Phase::Reserved(t)
-            | Phase::Admitted(t)
-            | Phase::Evicted(t)
-            | Phase::Running(t) => t,
-            Phase::Finished { text, .. } => text,
-        }
-    }
-
-    fn reached(&self, want: WaitFor) -> bool {
-        match self {
-            Phase::Finished { .. } => true,
-            Phase::Running(_) => want <= WaitFor::Running,
-            Phase::Admitted(_) => want == WaitFor::Admitted,
-            _ => false,
-        }
-    }
-}
-
-fn job_running(job: &Job) -> Option<i32> {
-    let st = job.status.as_ref()?;
-    let active = st.active.unwrap_or(0);
-    (active > 0 && job.spec.as_ref().and_then(|s| s.suspend) != Some(true)).then_some(active)
-}
-
-fn job_finished(job: &Job) -> Option<(bool, String)> {
-    let conds = job.status.as_ref()?.conditions.as_ref()?;
-    for c in conds.iter().filter(|c| c.status == "True") {
-        match c.type_.as_str() {
-            "Complete" => return Some((true, "finished: the Job completed".to_string())),
-            "Failed" => {
-                return Some((
-                    false,
-                    format!(
-                        "finished: the Job failed ({})",
-                        c.reason.as_deref().unwrap_or("")
-                    ),
-                ));
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
-async fn phase_of(
-    client: &kube::Client,
-    job: &Job,
-    wl: Option<&Workload>,
-) -> anyhow::Result<Phase> {
-    if let Some(f) = job_finished(job) {
-        return Ok(Phase::Finished { ok: f.0, text: f.1 });
-    }
-    let Some(w) = wl else {
-        return Ok(Phase::NoWorkload);
-    };
-    let key = common::key_of(w);
-    let flavors = common::assigned_flavors(w).join(",");
-    let cq = w
-        .status
-        .as_ref()
-        .and_then(|s| s.admission.as_ref())
-        .map(|a| a.cluster_queue.clone())
-        .unwrap_or_default();
-    Ok(match WorkloadState::of(w) {
-        WorkloadState::Finished => {
-            let c = w
-                .status
-                .as_ref()
-                .and_then(|s| s.condition(condition::FINISHED));
-            let ok = c.is_some_and(|c| c.reason == "Succeeded");
-            Phase::Finished {
-                ok,
-                text: format!(
-                    "finished: {}",
-                    c.map(|c| c.message.clone()).unwrap_or_default()
-                ),
-            }
-        }
-        WorkloadState::Admitted => match job_running(job) {
-            Some(n) => Phase::Running(format!(
-                "running: {n} pod(s) active, on flavor {flavors} in ClusterQueue {cq}"
-            )),
-            None => Phase::Admitted(format!("admitted on flavor {flavors} in ClusterQueue {cq}")),
-        },
-        WorkloadState::QuotaReserved => Phase::Reserved(format!(
-            "quota reserved on flavor {flavors} in ClusterQueue {cq}, waiting for admission checks"
-        )),
-        WorkloadState::Evicted => {
-            let c = w
-                .status
-                .as_ref()
-                .and_then(|s| s.condition(condition::EVICTED));
-            Phase::Evicted(format!(
-                "evicted ({}): {}",
-                c.map(|c| c.reason.as_str()).unwrap_or(""),
-                c.map(|c| c.message.as_str()).unwrap_or("")
-            ))
-        }
-        WorkloadState::Inactive => Phase::Inactive(
-            "stopped (spec.active=false): kubectl kueue resume workload to queue it again"
-                .to_string(),
-        ),
-        WorkloadState::Pending => {
-            let snap = Snapshot::read(client).await?;
-            let pos = snap.positions().get(&key).cloned();
-            let why = snap
-                .pending_reason(w)
-                .map(|(r, m)| format!(" ({r}: {m})"))
-                .unwrap_or_default();
-            match pos {
-                Some(p) => Phase::Queued(format!(
-                    "queued in ClusterQueue {}: position {} of {}{why}",
-                    p.cluster_queue, p.in_cluster_queue, p.queue_length
-                )),
-                None => Phase::Queued(format!("pending, not queued{why}")),
-            }
-        }
-    })
-}
-
-/// Prints the Workload, its queue and position; with `wait`, follows it until that state,
+/// Prints the Workload, its queue and position; with `--wait`, follows it until that state,
 /// the timeout, or the end.
 async fn follow(
-    client: &kube::Client,
+    conn: &Connection,
     job: &Job,
-    wait: Option<WaitFor>,
-    timeout: Duration,
-    mut report: Reporter,
-) -> anyhow::Result<u8> {
-    let ns = job.metadata.namespace.clone().unwrap_or_default();
-    let job_name = job.metadata.name.clone().unwrap_or_default();
-    let uid = job.metadata.uid.clone().unwrap_or_default();
-    let wl_name = workload_name_for_job(&job_name, &uid);
-    let lq = job
-        .metadata
-        .labels
-        .as_ref()
-        .and_then(|l| l.get(QUEUE_NAME_LABEL))
-        .cloned()
-        .unwrap_or_default();
-    let wls: Api<Workload> = Api::namespaced(client.clone(), &ns);
-    let jobs: Api<Job> = Api::namespaced(client.clone(), &ns);
-    // Without --wait, give the controller a moment (at most --timeout) to create the Workload.
-    let deadline = Instant::now() + wait.map_or(timeout.min(Duration::from_secs(10)), |_| timeout);
-    if wait.is_some() {
+    args: &SubmitArgs,
+    mut report: Reporter<'_>,
+) -> anyhow::Result<Outcome> {
+    let goal = args.wait;
+    if goal.is_some() {
         report.start();
     }
-    let mut last: Option<Phase> = None;
-    loop {
-        let wl = wls
-            .get_opt(&wl_name)
-            .await
-            .map_err(|e| common::api_error(e, &format!("cannot read Workload {ns}/{wl_name}")))?;
-        let current_job = jobs
-            .get_opt(&job_name)
-            .await
-            .map_err(|e| common::api_error(e, &format!("cannot read Job {ns}/{job_name}")))?;
-        let Some(current_job) = current_job else {
-            report.done();
-            bail!("Job {ns}/{job_name} was deleted while waiting");
-        };
-        let phase = phase_of(client, &current_job, wl.as_ref()).await?;
-        let Some(want) = wait else {
-            if phase == Phase::NoWorkload && Instant::now() < deadline {
-                common::sleep(Duration::from_millis(300)).await;
-                continue;
-            }
-            let head = match &wl {
-                Some(_) => format!("workload.kueue.x-k8s.io/{wl_name} in LocalQueue {ns}/{lq}"),
-                None => {
-                    format!("workload.kueue.x-k8s.io/{wl_name} (expected) in LocalQueue {ns}/{lq}")
-                }
-            };
-            report.summary(&format!("{head}: {}", phase.text()));
-            return Ok(0);
-        };
-        if last.as_ref() != Some(&phase) {
-            report.step(phase.text());
-            last = Some(phase.clone());
-        }
-        if phase.reached(want) {
-            report.done();
-            if let Phase::Finished { ok: false, .. } = phase {
-                report.summary(&format!("job.batch/{job_name}: {}", phase.text()));
-                return Ok(3);
-            }
-            report.summary(&format!(
-                "workload.kueue.x-k8s.io/{wl_name}: {}",
-                phase.text()
-            ));
-            return Ok(0);
-        }
-        if Instant::now() >= deadline {
-            report.done();
-            report.summary(&format!(
-                "workload.kueue.x-k8s.io/{wl_name}: still {} after {}s (--timeout)",
-                phase.text(),
-                timeout.as_secs()
-            ));
-            return Ok(3);
-        }
-        common::sleep(Duration::from_millis(500)).await;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
-
-    fn seed_job() -> Job {
-        serde_yaml::from_str(include_str!(
-            "../../examples/gpu-two-teams/jobs/weekly-retrain.yaml"
-        ))
-        .unwrap()
-    }
-
-    #[test]
-    fn prepares_the_seed_job_for_kueue() {
-        let mut job = seed_job();
-        let changes = prepare_job(&mut job, None, None).unwrap();
-        let spec = job.spec.as_ref().unwrap();
-        assert_eq!(spec.suspend, Some(true));
-        let c = &spec.template.spec.as_ref().unwrap().containers[0];
-        let limits = c.resources.as_ref().unwrap().limits.as_ref().unwrap();
-        assert_eq!(limits["nvidia.com/gpu"], Quantity("2".into()));
-        assert!(
-            changes
-                .iter()
-                .any(|c| c.contains("limits[nvidia.com/gpu]=2")),
-            "{changes:?}"
-        );
-        assert_eq!(
-            job.metadata.labels.as_ref().unwrap()[QUEUE_NAME_LABEL],
-            "training-queue"
-        );
-    }
-
-    #[test]
-    fn flags_override_labels_and_a_queue_is_required() {
-        let mut job = seed_job();
-        prepare_job(&mut job, Some("other"), Some("experiment")).unwrap();
-        let l = job.metadata.labels.as_ref().unwrap();
-        assert_eq!(
-            (
-                l[QUEUE_NAME_LABEL].as_str(),
-                l[PRIORITY_CLASS_LABEL].as_str()
-            ),
-            ("other", "experiment")
-        );
-        let mut job = seed_job();
-        job.metadata.labels = None;
-        let e = prepare_job(&mut job, None, None).unwrap_err().to_string();
-        assert!(e.contains("--queue") && e.contains("weekly-retrain"), "{e}");
-    }
-
-    #[test]
-    fn only_extended_resources_get_limits() {
-        assert!(is_extended("nvidia.com/gpu"));
-        assert!(is_extended("example.com/fpga"));
-        assert!(!is_extended("cpu"));
-        assert!(!is_extended("memory"));
-        assert!(!is_extended("kubernetes.io/something"));
-    }
-
-    #[test]
-    fn durations() {
-        assert_eq!(parse_duration("90s").unwrap(), Duration::from_secs(90));
-        assert_eq!(parse_duration("1h30m").unwrap(), Duration::from_secs(5400));
-        assert_eq!(parse_duration("45").unwrap(), Duration::from_secs(45));
-        assert!(parse_duration("10x").is_err());
-        assert!(parse_duration("1h30").is_err());
-    }
+    let followed = conn
+        .follow_job(job, goal, args.timeout, |p| report.step(&phase_text(p)))
+        .await;
+    report.done();
+    let ending = followed?;
+    report.summary(&ending_line(&ending, job, args.timeout.as_secs()))?;
+    Ok(match ending {
+        Ending::Seen { .. } | Ending::Reached(_) => Outcome::Success,
+        Ending::Failed(_) => Outcome::JobFailed,
+        Ending::TimedOut(_) => Outcome::WaitTimedOut,
+    })
 }

@@ -27,7 +27,7 @@ pub struct Health {
 impl Health {
     pub fn beat(&self) {
         self.heartbeat
-            .store(super::state::now_ms(), Ordering::Relaxed);
+            .store(super::shell::now_ms(), Ordering::Relaxed);
     }
 }
 
@@ -81,7 +81,7 @@ fn router(
                     let h = h.clone();
                     async move {
                         let beat = h.heartbeat.load(Ordering::Relaxed);
-                        if beat == 0 || super::state::now_ms() - beat < STALL_MS {
+                        if beat == 0 || super::shell::now_ms() - beat < STALL_MS {
                             (StatusCode::OK, "ok").into_response()
                         } else {
                             (

@@ -1,81 +1,33 @@
 //! `run-controller`: upstream Kueue's controller manager for Workloads and batch/v1 Jobs, on
 //! top of the pure engine.
 //!
-//! One task, the loop in [`run`], owns the engine and everything it decides (the single
-//! writer; with leader election only the leader runs it). Watches feed it change notices;
-//! writes run as separate tasks, many at once, and report back; nothing in the loop waits on
-//! the network. Each turn of the loop:
-//! 1. re-reads the queue configuration if it changed ([`sync`]),
-//! 2. brings changed Workloads into the engine ([`sync`]),
-//! 3. reconciles changed Jobs ([`job_reconciler`], decisions in [`jobs`]),
-//! 4. runs scheduling cycles if anything changed ([`scheduling`]),
-//! 5. sends the Workload status writes decided ([`workloads`], shapes in [`status`]),
-//! 6. refreshes ClusterQueue/LocalQueue status and gauges ([`queues`]).
+//! Two halves, as Linkerd's policy controller is built:
+//! - [`model`]: pure. The engine and all bookkeeping; takes typed inputs (watch notices,
+//!   write outcomes, ticks) with the time, and decides writes, Events and metric updates as
+//!   data. Tested without an API server (`tests/it/controller_model`).
+//! - `shell`: I/O. The watches, the `tokio::select!` loop (one task owns the model: the
+//!   single writer; with leader election only the leader runs it), the
+//!   [`Writer`](crate::kube::apply::Writer) that performs the model's writes as separate
+//!   tasks, many at once, reporting back; nothing in the loop waits on the network.
 //!
-//! Files: [`state`] (what the loop holds), [`events`] (Event texts), [`http`] (/metrics,
-//! /healthz, /readyz).
+//! Also here: [`run`] (leader election, probes and `/metrics` through [`http`], then the
+//! loop), and reading the Configuration file.
 
-pub mod events;
 pub mod http;
-pub mod job_reconciler;
-pub mod jobs;
-pub mod queues;
-pub mod scheduling;
-pub mod state;
-pub mod status;
-pub mod sync;
-pub mod workloads;
+pub mod model;
+mod shell;
 
-use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::atomic::Ordering;
+use std::time::Duration;
 
 use anyhow::Context;
-use k8s_openapi::api::batch::v1::Job;
 use kube::Client;
-use tokio::sync::mpsc;
 
-use crate::api::Workload;
 use crate::api::config::Configuration;
-use crate::kube::apply::Writer;
 use crate::kube::lease::{self, Election, ElectionConfig};
-use crate::kube::watch::{self, Kind, WatchMsg, WatchOptions};
 use crate::metrics::{Metrics, Role};
-use crate::scheduler::Engine;
-use crate::scheduler::model::ClusterState;
-
-use state::{Ctl, LoopConfig, Plan};
-
-/// What reaches the loop. (Short-lived, one per event or write: their size does not matter.)
-#[allow(clippy::large_enum_variant)]
-pub enum Msg {
-    Watch(WatchMsg),
-    WorkloadWritten {
-        key: String,
-        result: kube::Result<Workload>,
-        plan: Plan,
-    },
-    WorkloadCreated {
-        job: String,
-        result: kube::Result<Workload>,
-    },
-    /// A Workload's metadata or spec patched (finalizer removed, queue changed).
-    WorkloadPatched {
-        key: String,
-        result: kube::Result<Workload>,
-    },
-    JobWritten {
-        key: String,
-        result: kube::Result<Option<Job>>,
-        event: Option<(String, String)>,
-    },
-    QueueWritten {
-        key: String,
-        ok: bool,
-    },
-}
 
 /// Everything `run` needs, resolved from the command line and the Configuration.
 #[derive(Debug, Clone)]
@@ -211,7 +163,7 @@ pub async fn run(
         election = Some(e);
     }
 
-    let result = lead(
+    let result = shell::lead(
         client,
         &opts,
         metrics,
@@ -224,302 +176,6 @@ pub async fn run(
         e.release().await;
     }
     result
-}
-
-/// The leader's (or the only replica's) work: watch, then loop.
-async fn lead(
-    client: Client,
-    opts: &Options,
-    metrics: Arc<Metrics>,
-    health: Arc<http::Health>,
-    stop_rx: &mut tokio::sync::watch::Receiver<bool>,
-    mut election: Option<&mut Election>,
-) -> anyhow::Result<()> {
-    let (tx, mut rx) = mpsc::unbounded_channel::<Msg>();
-    let (wtx, mut wrx) = mpsc::unbounded_channel::<WatchMsg>();
-    let watch_opts = WatchOptions {
-        all_jobs: opts.config.manage_jobs_without_queue_name,
-    };
-    let (stores, watch_tasks) = watch::start(&client, &watch_opts, wtx).await;
-    {
-        let tx = tx.clone();
-        tokio::spawn(async move {
-            while let Some(m) = wrx.recv().await {
-                if tx.send(Msg::Watch(m)).is_err() {
-                    return;
-                }
-            }
-        });
-    }
-    tracing::info!("listing the cluster");
-    tokio::select! {
-        r = stores.wait_until_ready() => r?,
-        _ = stop_rx.wait_for(|s| *s) => return Ok(()),
-    }
-    tracing::info!(
-        workloads = stores.workloads.len(),
-        jobs = stores.jobs.len(),
-        cluster_queues = stores.cluster_queues.len(),
-        "caches synced; scheduling"
-    );
-    health.ready.store(true, Ordering::Relaxed);
-
-    let writer = Writer::new(
-        client.clone(),
-        opts.max_in_flight,
-        opts.client_rate_limit,
-        &opts.identity,
-    );
-    let mut ctl = Ctl {
-        stores: stores.clone(),
-        writer,
-        metrics,
-        cfg: LoopConfig {
-            strict_namespace_selector: opts.strict_namespace_selector,
-            exclude_resource_prefixes: opts
-                .config
-                .resources
-                .as_ref()
-                .map(|r| r.exclude_resource_prefixes.clone())
-                .unwrap_or_default(),
-            manage_jobs_without_queue_name: opts.config.manage_jobs_without_queue_name,
-            managed_jobs_namespace_selector: opts
-                .config
-                .managed_jobs_namespace_selector
-                .as_ref()
-                .map(crate::manifests::pod::label_selector),
-        },
-        config: opts.config_given.then(|| opts.config.clone()),
-        tx,
-        engine: Engine::new(ClusterState::default()),
-        base: ClusterState::default(),
-        wls: BTreeMap::new(),
-        jobs: BTreeMap::new(),
-        owned: BTreeMap::new(),
-        dirty_wls: Default::default(),
-        planned: Default::default(),
-        dirty_jobs: Default::default(),
-        config_dirty: true,
-        schedule: true,
-        queues_dirty: true,
-        busy_queues: Default::default(),
-        queues_written_at: None,
-        reported_invalid: Default::default(),
-        nodes_dirty: true,
-        flavors_without_nodes: Default::default(),
-        in_flight: Arc::new(AtomicUsize::new(0)),
-    };
-    // Everything the lists brought needs a look, workloads (with their admissions) before
-    // the first cycle so nothing is admitted twice after a restart.
-    ctl.sync_config();
-    for w in stores.workloads.state() {
-        ctl.dirty_wls.insert(watch::key_of(&*w));
-    }
-    for j in stores.jobs.state() {
-        ctl.dirty_jobs.insert(watch::key_of(&*j));
-    }
-
-    let mut tick = tokio::time::interval(Duration::from_millis(100));
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut lost = false;
-    loop {
-        tokio::select! {
-            biased;
-            _ = stop_rx.wait_for(|s| *s) => break,
-            _ = async {
-                match election.as_deref_mut() {
-                    Some(e) => { let _ = e.leader.wait_for(|l| !*l).await; }
-                    None => std::future::pending::<()>().await,
-                }
-            } => {
-                lost = true;
-                break;
-            }
-            msg = rx.recv() => {
-                let Some(msg) = msg else { break };
-                ctl.handle(msg);
-                // Take everything already waiting, up to a bound, before doing the work.
-                for _ in 0..4096 {
-                    match rx.try_recv() {
-                        Ok(m) => ctl.handle(m),
-                        Err(_) => break,
-                    }
-                }
-            }
-            _ = tick.tick() => ctl.on_tick(),
-            // Cycles left over from the last turn (it stopped to look at new events): go on
-            // at once rather than at the next tick.
-            _ = std::future::ready(()), if ctl.schedule => {}
-        }
-        ctl.turn();
-        health.beat();
-    }
-    for t in watch_tasks {
-        t.abort();
-    }
-    // Let writes already sent finish (their results no longer matter to us).
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while ctl.in_flight.load(Ordering::SeqCst) > 0 && Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    if lost {
-        anyhow::bail!("lost the leader-election lease; exiting so that another replica can lead");
-    }
-    tracing::info!("stopped");
-    Ok(())
-}
-
-impl Ctl {
-    fn handle(&mut self, msg: Msg) {
-        match msg {
-            Msg::Watch(WatchMsg::Changed(kind, key)) => self.changed(kind, Some(key)),
-            Msg::Watch(WatchMsg::Relisted(kind)) => self.changed(kind, None),
-            Msg::WorkloadWritten { key, result, plan } => {
-                self.on_workload_written(key, result, plan)
-            }
-            Msg::WorkloadCreated { job, result } => self.on_workload_created(job, result),
-            Msg::WorkloadPatched { key, result } => self.on_workload_patched(key, result),
-            Msg::JobWritten { key, result, event } => self.on_job_written(key, result, event),
-            Msg::QueueWritten { key, ok } => self.on_queue_written(key, ok),
-        }
-    }
-
-    fn changed(&mut self, kind: Kind, key: Option<String>) {
-        match (kind, key) {
-            (Kind::Workload, Some(k)) => {
-                // Reported but not in the store: deleted. Our copy of it goes too.
-                if self.stores.workload(&k).is_none()
-                    && let Some(b) = self.wls.get_mut(&k)
-                {
-                    b.overlay = None;
-                }
-                self.dirty_wls.insert(k);
-            }
-            (Kind::Workload, None) => {
-                let all: Vec<String> = self
-                    .stores
-                    .workloads
-                    .state()
-                    .iter()
-                    .map(|w| watch::key_of(&**w))
-                    .collect();
-                self.dirty_wls.extend(all);
-                self.dirty_wls.extend(self.wls.keys().cloned());
-            }
-            (Kind::Job, Some(k)) => {
-                if self.stores.job(&k).is_none()
-                    && let Some(b) = self.jobs.get_mut(&k)
-                {
-                    b.overlay = None;
-                }
-                self.dirty_jobs.insert(k);
-            }
-            (Kind::Job, None) => {
-                let all: Vec<String> = self
-                    .stores
-                    .jobs
-                    .state()
-                    .iter()
-                    .map(|j| watch::key_of(&**j))
-                    .collect();
-                self.dirty_jobs.extend(all);
-                self.dirty_jobs.extend(self.jobs.keys().cloned());
-            }
-            (Kind::WorkloadPriorityClass, _) => {
-                // Jobs refused for a missing class may go now.
-                let waiting: Vec<String> = self
-                    .jobs
-                    .iter()
-                    .filter(|(_, b)| b.reported.is_some())
-                    .map(|(k, _)| k.clone())
-                    .collect();
-                self.dirty_jobs.extend(waiting);
-            }
-            (Kind::ClusterQueue | Kind::LocalQueue, _) => {
-                self.config_dirty = true;
-                self.queues_dirty = true;
-            }
-            (Kind::ResourceFlavor, _) => {
-                self.config_dirty = true;
-                self.nodes_dirty = true;
-                // Jobs waiting to start may need a flavor that just appeared.
-                let all: Vec<String> = self.owned.keys().cloned().collect();
-                self.dirty_jobs.extend(all);
-            }
-            (Kind::Cohort | Kind::Namespace, _) => self.config_dirty = true,
-            (Kind::Node, _) => self.nodes_dirty = true,
-        }
-    }
-
-    fn on_tick(&mut self) {
-        let now = Instant::now();
-        let due: Vec<String> = self
-            .wls
-            .iter()
-            .filter(|(_, b)| b.retry_at.is_some_and(|t| t <= now))
-            .map(|(k, _)| k.clone())
-            .collect();
-        for k in due {
-            self.book(&k).retry_at = None;
-            self.dirty_wls.insert(k);
-        }
-        let due: Vec<String> = self
-            .jobs
-            .iter()
-            .filter(|(_, b)| b.retry_at.is_some_and(|t| t <= now))
-            .map(|(k, _)| k.clone())
-            .collect();
-        for k in due {
-            self.job_book(&k).retry_at = None;
-            self.dirty_jobs.insert(k);
-        }
-    }
-
-    /// One turn of the loop (see the module docs).
-    fn turn(&mut self) {
-        if self.config_dirty {
-            self.sync_config();
-        }
-        for key in std::mem::take(&mut self.dirty_wls) {
-            self.sync_workload(&key);
-        }
-        for key in std::mem::take(&mut self.dirty_jobs) {
-            self.reconcile_job(&key);
-        }
-        self.schedule();
-        self.flush_plans();
-        self.update_queues();
-        if self.nodes_dirty {
-            self.check_flavor_nodes();
-        }
-    }
-
-    /// Says (once per change) when a ResourceFlavor's node labels match no Node: what it
-    /// admits would then wait at the kube-scheduler.
-    fn check_flavor_nodes(&mut self) {
-        self.nodes_dirty = false;
-        let nodes = self.stores.nodes.state();
-        for f in self.stores.flavors.state() {
-            let name = f.metadata.name.clone().unwrap_or_default();
-            let labels = &f.spec.node_labels;
-            let matched = labels.is_empty()
-                || nodes.iter().any(|n| {
-                    let nl = n.metadata.labels.clone().unwrap_or_default();
-                    labels.iter().all(|(k, v)| nl.get(k) == Some(v))
-                });
-            let known = self.flavors_without_nodes.contains(&name);
-            if !matched && !known {
-                tracing::warn!(flavor = name, node_labels = ?labels, "no Node has this ResourceFlavor's node labels: workloads admitted on it will wait for such a node");
-                self.flavors_without_nodes.insert(name);
-            } else if matched && known {
-                tracing::info!(
-                    flavor = name,
-                    "a Node now has this ResourceFlavor's node labels"
-                );
-                self.flavors_without_nodes.remove(&name);
-            }
-        }
-    }
 }
 
 /// The namespace the controller runs in: the service account's, when in a pod.

@@ -13,9 +13,7 @@ use serde::Serialize;
 
 use crate::manifests::{ConvertOptions, Inventory, convert};
 use crate::scheduler::Engine;
-use crate::scheduler::decision::{
-    Assignment, FitMode, FlavorOutcome, PendingDetail, PreemptionGate,
-};
+use crate::scheduler::decision::{self, Assignment, FitMode, FlavorOutcome, PendingDetail};
 use crate::scheduler::key::WorkloadKey;
 use crate::scheduler::quantity::{Amount, format_amount};
 use crate::scheduler::whatif::Evaluation;
@@ -29,8 +27,7 @@ pub struct Explanation {
     /// `namespace/name` of the Job it belongs to, when known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub job: Option<String>,
-    /// Admitted, Pending, Finished or Evicted (preempted, its pods still stopping).
-    pub state: String,
+    pub state: State,
     pub local_queue: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cluster_queue: Option<String>,
@@ -101,8 +98,7 @@ pub struct AheadInfo {
 #[derive(Debug, Clone, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct EvaluationInfo {
-    /// Fit, Preempt or NoFit.
-    pub mode: String,
+    pub mode: Mode,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// upstream's QuotaReserved message for this outcome.
@@ -125,12 +121,11 @@ pub struct PodSetInfo {
 #[serde(rename_all = "camelCase")]
 pub struct FlavorInfo {
     pub flavor: String,
-    /// fits, fits by borrowing, needs preemption, no preemption candidates, does not fit,
-    /// not found, untolerated taint, node labels do not match.
-    pub outcome: String,
+    pub outcome: Outcome,
     pub chosen: bool,
+    /// With [`Outcome::UntoleratedTaint`]: the flavor's taint the pods do not tolerate.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub detail: Option<String>,
+    pub taint: Option<TaintInfo>,
     pub resources: Vec<ResourceInfo>,
 }
 
@@ -156,8 +151,9 @@ pub struct ResourceInfo {
     /// The most it could ever hold (with nothing else running).
     pub maximum: String,
     pub short_by: String,
+    /// Whether the scheduler would preempt for what is short.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub preemption: Option<String>,
+    pub preemption: Option<PreemptionGate>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -167,7 +163,7 @@ pub struct PreemptionInfo {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub would_preempt: Vec<VictimInfo>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub why_not: Option<String>,
+    pub why_not: Option<NoPreemption>,
     /// Per policy, why no workload qualifies, with the numbers.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub details: Vec<String>,
@@ -180,6 +176,81 @@ pub struct VictimInfo {
     pub cluster_queue: String,
     pub priority: i32,
     pub reason: String,
+}
+
+/// Where the workload is.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+pub enum State {
+    Admitted,
+    Pending,
+    Finished,
+    /// Preempted, its pods still stopping (it holds its quota until they have).
+    Evicted,
+    /// The Job got no Workload (for example, its priority class does not exist).
+    NotCreated,
+}
+
+/// The engine's verdict on the workload as a whole.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+pub enum Mode {
+    Fit,
+    Preempt,
+    NoFit,
+}
+
+/// What one flavor did for a podSet.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+pub enum Outcome {
+    Fits,
+    FitsByBorrowing,
+    NeedsPreemption,
+    NoPreemptionCandidates,
+    DoesNotFit,
+    /// The ResourceFlavor does not exist.
+    NotFound,
+    /// The pods do not tolerate one of the flavor's taints (see `taint`).
+    UntoleratedTaint,
+    /// The pods' nodeSelector or required node affinity excludes the flavor's nodeLabels.
+    NodeLabelsDoNotMatch,
+}
+
+impl Outcome {
+    /// Whether the podSet fits the flavor without preempting.
+    pub fn fits(self) -> bool {
+        matches!(self, Outcome::Fits | Outcome::FitsByBorrowing)
+    }
+}
+
+/// A taint of a flavor.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct TaintInfo {
+    pub key: String,
+    pub value: String,
+    pub effect: String,
+}
+
+/// Whether the scheduler considers preemption for a resource that is short.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+pub enum PreemptionGate {
+    /// The request is within the ClusterQueue's nominal quota.
+    WithinNominal,
+    /// The request fits in a cohort subtree below the root.
+    HierarchicalReclaim,
+    /// While borrowing (borrowWithinCohort or fair sharing).
+    WhileBorrowing,
+    /// The request needs borrowing and borrowWithinCohort is not set: it waits for quota.
+    NotAllowed,
+}
+
+/// Why preemption cannot make room.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+pub enum NoPreemption {
+    /// No flavor needed preemption: the request does not fit the quota at all.
+    NothingToPreemptFor,
+    /// The request needs borrowing and borrowWithinCohort is not set.
+    NeedsBorrowing,
+    /// No workload may be preempted for it (see `details`).
+    NoVictims,
 }
 
 /// What went wrong finding or explaining the workload.
@@ -301,11 +372,11 @@ pub fn resolve(
     )))
 }
 
-fn mode_word(m: FitMode) -> &'static str {
+fn mode_of(m: FitMode) -> Mode {
     match m {
-        FitMode::Fit => "Fit",
-        FitMode::NoFit => "NoFit",
-        _ => "Preempt",
+        FitMode::Fit => Mode::Fit,
+        FitMode::NoFit => Mode::NoFit,
+        _ => Mode::Preempt,
     }
 }
 
@@ -350,13 +421,13 @@ pub fn explain(
         });
     let holding = engine.holding_queue(&id).map(str::to_string);
     let state = if w.finished {
-        "Finished"
+        State::Finished
     } else if holding.is_some() && engine.is_evicted(&id) {
-        "Evicted"
+        State::Evicted
     } else if holding.is_some() {
-        "Admitted"
+        State::Admitted
     } else {
-        "Pending"
+        State::Pending
     };
     let ev = engine.evaluate(&id, opts.now).ok_or_else(|| {
         ExplainError::NotFound(format!(
@@ -378,14 +449,14 @@ pub fn explain(
             ev.cluster_queue.as_deref().unwrap_or("?")
         ));
     }
-    let queue = (state == "Pending" && problems.is_empty())
+    let queue = (state == State::Pending && problems.is_empty())
         .then(|| queue_info(&engine, &id, cluster_queue.as_deref()))
         .flatten();
     let evaluation = evaluation_info(&ev, holding.as_deref());
     let mut preemption = preemption_info(&ev);
     if let Some(p) = preemption
         .as_mut()
-        .filter(|p| !p.possible && p.why_not.as_deref() == Some(NO_VICTIMS))
+        .filter(|p| !p.possible && p.why_not == Some(NoPreemption::NoVictims))
     {
         let needed: Vec<(String, String)> = ev
             .assignment
@@ -398,7 +469,7 @@ pub fn explain(
         p.details = engine.why_no_candidates(&id, &needed);
     }
     let nodes = nodes::check(&inv, &w, ev.assignment.as_ref());
-    let next_steps = if state == "Pending" {
+    let next_steps = if state == State::Pending {
         suggest::next_steps(&inv, &engine, &id, &ev, &problems, opts)
     } else {
         Vec::new()
@@ -412,7 +483,7 @@ pub fn explain(
     Ok(Explanation {
         workload: key,
         job,
-        state: state.to_string(),
+        state,
         local_queue: w.queue_name.clone(),
         cluster_queue,
         cohort,
@@ -470,7 +541,7 @@ fn not_created(key: &str, job: Option<String>, reason: &str, message: &str) -> E
     Explanation {
         workload: key.to_string(),
         job,
-        state: "NotCreated".into(),
+        state: State::NotCreated,
         local_queue: String::new(),
         cluster_queue: None,
         cohort: None,
@@ -479,7 +550,7 @@ fn not_created(key: &str, job: Option<String>, reason: &str, message: &str) -> E
         condition: None,
         queue: None,
         evaluation: EvaluationInfo {
-            mode: "NoFit".into(),
+            mode: Mode::NoFit,
             reason: Some(reason.into()),
             message: message.into(),
             borrowing: false,
@@ -567,59 +638,39 @@ fn queue_info(engine: &Engine, key: &WorkloadKey, cq: Option<&str>) -> Option<Qu
     })
 }
 
-fn outcome_words(o: &FlavorOutcome) -> (String, Option<String>) {
+fn outcome_of(o: &FlavorOutcome) -> (Outcome, Option<TaintInfo>) {
     match o {
-        FlavorOutcome::NotFound => (
-            "not found".into(),
-            Some("the ResourceFlavor does not exist".into()),
-        ),
+        FlavorOutcome::NotFound => (Outcome::NotFound, None),
         FlavorOutcome::UntoleratedTaint(t) => (
-            "untolerated taint".into(),
-            Some(format!(
-                "the pods do not tolerate the flavor's taint {}={}:{}",
-                t.key,
-                t.value,
-                t.effect.as_str()
-            )),
+            Outcome::UntoleratedTaint,
+            Some(TaintInfo {
+                key: t.key.clone(),
+                value: t.value.clone(),
+                effect: t.effect.as_str().to_string(),
+            }),
         ),
-        FlavorOutcome::AffinityMismatch => (
-            "node labels do not match".into(),
-            Some(
-                "the pods' nodeSelector or required node affinity excludes the flavor's nodeLabels"
-                    .into(),
-            ),
-        ),
+        FlavorOutcome::AffinityMismatch => (Outcome::NodeLabelsDoNotMatch, None),
         FlavorOutcome::Quota {
             mode, borrow_level, ..
         } => {
-            let s = match mode {
-                FitMode::Fit if *borrow_level > 0 => "fits by borrowing",
-                FitMode::Fit => "fits",
-                FitMode::Preempt | FitMode::Reclaim => "needs preemption",
-                FitMode::NoCandidates => "no preemption candidates",
-                FitMode::NoFit => "does not fit",
+            let o = match mode {
+                FitMode::Fit if *borrow_level > 0 => Outcome::FitsByBorrowing,
+                FitMode::Fit => Outcome::Fits,
+                FitMode::Preempt | FitMode::Reclaim => Outcome::NeedsPreemption,
+                FitMode::NoCandidates => Outcome::NoPreemptionCandidates,
+                FitMode::NoFit => Outcome::DoesNotFit,
             };
-            (s.into(), None)
+            (o, None)
         }
     }
 }
 
-const NO_VICTIMS: &str = "no workload may be preempted for it";
-
-fn gate_words(g: PreemptionGate) -> &'static str {
+fn gate_of(g: decision::PreemptionGate) -> PreemptionGate {
     match g {
-        PreemptionGate::WithinNominal => {
-            "considered, since the request is within the ClusterQueue's nominal quota"
-        }
-        PreemptionGate::HierarchicalReclaim => {
-            "considered, since the request fits in a cohort subtree below the root"
-        }
-        PreemptionGate::WhileBorrowing => {
-            "considered while borrowing (borrowWithinCohort or fair sharing)"
-        }
-        PreemptionGate::NotAllowed => {
-            "not considered: the request needs borrowing and borrowWithinCohort is not set, so it waits for quota"
-        }
+        decision::PreemptionGate::WithinNominal => PreemptionGate::WithinNominal,
+        decision::PreemptionGate::HierarchicalReclaim => PreemptionGate::HierarchicalReclaim,
+        decision::PreemptionGate::WhileBorrowing => PreemptionGate::WhileBorrowing,
+        decision::PreemptionGate::NotAllowed => PreemptionGate::NotAllowed,
     }
 }
 
@@ -634,7 +685,7 @@ fn evaluation_info(ev: &Evaluation, holding: Option<&str>) -> EvaluationInfo {
                 .attempts
                 .iter()
                 .map(|at| {
-                    let (outcome, detail) = outcome_words(&at.outcome);
+                    let (outcome, taint) = outcome_of(&at.outcome);
                     let resources = match &at.outcome {
                         FlavorOutcome::Quota { checks, .. } => checks
                             .iter()
@@ -656,9 +707,7 @@ fn evaluation_info(ev: &Evaluation, holding: Option<&str>) -> EvaluationInfo {
                                     available: format_amount(r, c.available),
                                     maximum: format_amount(r, c.potential_available),
                                     short_by: format_amount(r, c.short_by()),
-                                    preemption: c
-                                        .preemption_gate
-                                        .map(|g| gate_words(g).to_string()),
+                                    preemption: c.preemption_gate.map(gate_of),
                                 }
                             })
                             .collect(),
@@ -668,7 +717,7 @@ fn evaluation_info(ev: &Evaluation, holding: Option<&str>) -> EvaluationInfo {
                         flavor: at.flavor.clone(),
                         outcome,
                         chosen: chosen.contains(&at.flavor.as_str()),
-                        detail,
+                        taint,
                         resources,
                     }
                 })
@@ -690,7 +739,7 @@ fn evaluation_info(ev: &Evaluation, holding: Option<&str>) -> EvaluationInfo {
         ev.message.clone()
     };
     EvaluationInfo {
-        mode: mode_word(ev.mode).into(),
+        mode: mode_of(ev.mode),
         reason: ev.reason.map(|r| r.as_str().to_string()),
         message,
         borrowing: ev.assignment.as_ref().is_some_and(|a| a.borrowing > 0),
@@ -719,7 +768,7 @@ fn preemption_info(ev: &Evaluation) -> Option<PreemptionInfo> {
             details: vec![],
         });
     }
-    let gates: Vec<PreemptionGate> = ev
+    let gates: Vec<decision::PreemptionGate> = ev
         .assignment
         .iter()
         .flat_map(|a| a.pod_sets.iter())
@@ -736,11 +785,14 @@ fn preemption_info(ev: &Evaluation) -> Option<PreemptionInfo> {
         .flatten()
         .collect();
     let why = if gates.is_empty() {
-        "no flavor needed preemption: the request does not fit the quota at all".to_string()
-    } else if gates.iter().all(|g| *g == PreemptionGate::NotAllowed) {
-        gate_words(PreemptionGate::NotAllowed).to_string()
+        NoPreemption::NothingToPreemptFor
+    } else if gates
+        .iter()
+        .all(|g| *g == decision::PreemptionGate::NotAllowed)
+    {
+        NoPreemption::NeedsBorrowing
     } else {
-        NO_VICTIMS.to_string()
+        NoPreemption::NoVictims
     };
     Some(PreemptionInfo {
         possible: false,
@@ -748,6 +800,20 @@ fn preemption_info(ev: &Evaluation) -> Option<PreemptionInfo> {
         why_not: Some(why),
         details: vec![],
     })
+}
+
+/// `submit --dry-run` of several Jobs: each explained on its own as if created now, as the
+/// documents of `--dry-run`.
+pub fn dry_run_jobs(
+    inventory: &Inventory,
+    jobs: &[k8s_openapi::api::batch::v1::Job],
+    opts: &ConvertOptions,
+) -> Result<Vec<Explanation>, ExplainError> {
+    let doc = |(i, job)| crate::manifests::job::job_document(job, "--dry-run", i + 1);
+    jobs.iter()
+        .enumerate()
+        .map(|j| dry_run(inventory, doc(j), opts))
+        .collect()
 }
 
 /// `submit --dry-run`: the explanation of a Job or Workload as if it were created now, on

@@ -36,7 +36,7 @@ pub const EVENT_REPORTER: &str = "kubectl-kueue";
 /// Upstream's limit on event notes.
 const MAX_EVENT_MESSAGE: usize = 1024;
 
-pub use crate::simulate::result::truncate_message;
+pub use crate::status::truncate_message;
 
 /// A token bucket: `rate` tokens per second, at most `burst` stored.
 struct TokenBucket {
@@ -337,18 +337,4 @@ pub fn is_invalid(e: &kube::Error) -> bool {
 /// Is this an optimistic-locking conflict?
 pub fn is_conflict(e: &kube::Error) -> bool {
     matches!(e, kube::Error::Api(s) if s.code == 409)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn truncation_matches_upstream() {
-        assert_eq!(truncate_message("short", 1024), "short");
-        let long = "x".repeat(2000);
-        let t = truncate_message(&long, 1024);
-        assert_eq!(t.len(), 1024);
-        assert!(t.ends_with(" ..."));
-    }
 }

@@ -1,11 +1,19 @@
-//! A kube-rs client from kubectl's flags: `--kubeconfig` (or `KUBECONFIG`), `--context`,
-//! `-n`, falling back to the in-cluster service account, like kubectl.
+//! A kube-rs client from kubectl's connection options: a kubeconfig path (or `KUBECONFIG`),
+//! a context, a namespace, falling back to the in-cluster service account, like kubectl.
 
 use anyhow::Context;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
 
-use crate::cli::GlobalArgs;
+/// Where to connect, as kubectl's `--kubeconfig`, `--context` and `-n` say.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ConnectOptions {
+    /// One path, or several separated as `KUBECONFIG` separates them (merged in order).
+    pub kubeconfig: Option<String>,
+    pub context: Option<String>,
+    /// The namespace commands default to; else the context's, else `default`.
+    pub namespace: Option<String>,
+}
 
 /// A connected client and the namespace commands default to.
 #[derive(Clone)]
@@ -15,8 +23,8 @@ pub struct Connection {
     pub namespace: String,
 }
 
-/// Builds a client the way kubectl would from these flags.
-pub async fn connect(global: &GlobalArgs) -> anyhow::Result<Connection> {
+/// Builds a client the way kubectl would from these options.
+pub async fn connect(global: &ConnectOptions) -> anyhow::Result<Connection> {
     let options = KubeConfigOptions {
         context: global.context.clone(),
         ..Default::default()

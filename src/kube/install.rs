@@ -216,3 +216,85 @@ pub async fn wait_policy_effective(client: &Client, namespace: &str, timeout: Du
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
+
+impl super::Connection {
+    /// [`apply_all`] on this connection.
+    pub async fn install(
+        &self,
+        objects: &[Value],
+        progress: impl FnMut(&str),
+    ) -> anyhow::Result<()> {
+        apply_all(&self.client, objects, progress).await
+    }
+
+    /// [`delete_all`] on this connection.
+    pub async fn uninstall(
+        &self,
+        objects: &[Value],
+        progress: impl FnMut(&str),
+    ) -> anyhow::Result<()> {
+        delete_all(&self.client, objects, progress).await
+    }
+
+    /// [`wait_policy_effective`] on this connection.
+    pub async fn wait_policy_effective(&self, namespace: &str, timeout: Duration) -> bool {
+        wait_policy_effective(&self.client, namespace, timeout).await
+    }
+
+    /// [`strip_workload_finalizers`] on this connection.
+    pub async fn strip_workload_finalizers(&self, finalizer: &str) -> anyhow::Result<usize> {
+        strip_workload_finalizers(&self.client, finalizer).await
+    }
+
+    /// Server-side applies `objects` in order under the commands' field manager, as `init
+    /// --apply` does: kinds are looked up once (no waiting for CRDs), namespaced objects
+    /// without a namespace go to the connection's. Reports `kind.group/name` of each.
+    pub async fn apply_documents(
+        &self,
+        objects: &[Value],
+        mut progress: impl FnMut(&str) -> std::io::Result<()>,
+    ) -> anyhow::Result<()> {
+        for v in objects {
+            let obj: DynamicObject = serde_json::from_value(v.clone())?;
+            let types = obj
+                .types
+                .clone()
+                .context("object without apiVersion/kind")?;
+            let gvk = GroupVersionKind::try_from(&types).map_err(|e| anyhow::anyhow!("{e}"))?;
+            let name = obj.metadata.name.clone().unwrap_or_default();
+            let (ar, caps) = discovery::pinned_kind(&self.client, &gvk)
+                .await
+                .map_err(|e| {
+                    anyhow::anyhow!(
+                        "the cluster does not serve {} {}: {e} (install Kueue's CRDs first)",
+                        types.api_version,
+                        types.kind
+                    )
+                })?;
+            let api: Api<DynamicObject> = match caps.scope {
+                Scope::Cluster => Api::all_with(self.client.clone(), &ar),
+                Scope::Namespaced => Api::namespaced_with(
+                    self.client.clone(),
+                    obj.metadata.namespace.as_deref().unwrap_or(&self.namespace),
+                    &ar,
+                ),
+            };
+            api.patch(
+                &name,
+                &PatchParams::apply(super::objects::COMMAND_MANAGER).force(),
+                &Patch::Apply(v),
+            )
+            .await
+            .map_err(|e| {
+                super::objects::describe(e, &format!("cannot apply {} {name}", types.kind))
+            })?;
+            let group = if ar.group.is_empty() {
+                String::new()
+            } else {
+                format!(".{}", ar.group)
+            };
+            progress(&format!("{}{group}/{name}", types.kind.to_lowercase()))?;
+        }
+        Ok(())
+    }
+}

@@ -1,13 +1,19 @@
-//! The only place that talks to the API server: clients from kubectl's flags, reading the
-//! cluster into the same [`crate::manifests::Inventory`] files produce (so live and offline
-//! commands share one conversion), and the controller's watches and writes.
+//! The only place that talks to the API server: a [`Connection`] from kubectl's connection
+//! options, reading the cluster into the same [`crate::manifests::Inventory`] files produce
+//! (so live and offline commands share one conversion) and into the commands' snapshot, typed
+//! reads and writes for the user commands ([`objects`], [`jobs`], [`server`]), install and
+//! uninstall, and the controller's watches and writes.
 
 pub mod apply;
 pub mod client;
 pub mod install;
+pub mod jobs;
 pub mod lease;
+pub mod objects;
+pub mod server;
 pub mod snapshot;
 pub mod watch;
 
-pub use client::{Connection, connect};
+pub use client::{ConnectOptions, Connection, connect};
+pub use objects::Namespaces;
 pub use snapshot::read_inventory;

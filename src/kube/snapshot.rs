@@ -1,10 +1,14 @@
 //! Reads the cluster's Kueue objects, queue-labelled Jobs, Namespaces and Nodes into an
-//! [`Inventory`], the same picture `simulate` builds from files.
+//! [`Inventory`], the same picture `simulate` builds from files, and the [`Snapshot`] the
+//! commands show; and a stream that ticks whenever one of the kinds `status -w` shows changes.
 
 use anyhow::Context;
+use futures::StreamExt;
+use futures::stream::BoxStream;
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{Namespace, Node};
 use kube::api::{Api, ListParams};
+use kube::runtime::watcher;
 use kube::{Client, Resource};
 use serde::de::DeserializeOwned;
 
@@ -12,6 +16,9 @@ use crate::api::{
     ClusterQueue, Cohort, LocalQueue, ResourceFlavor, Workload, WorkloadPriorityClass,
 };
 use crate::manifests::{Inventory, Origin, Sourced};
+use crate::view::Snapshot;
+
+use super::Connection;
 
 fn origin(kind: &str, order: &mut usize) -> Origin {
     *order += 1;
@@ -89,4 +96,40 @@ pub async fn read_inventory(client: &Client) -> anyhow::Result<Inventory> {
     let labelled = ListParams::default().labels(crate::api::QUEUE_NAME_LABEL);
     inv.jobs = list::<Job>(client, &mut order, &labelled).await?;
     Ok(inv)
+}
+
+impl Connection {
+    /// Everything scheduling depends on, as [`read_inventory`] reads it.
+    pub async fn read_inventory(&self) -> anyhow::Result<Inventory> {
+        read_inventory(&self.client).await
+    }
+
+    /// The cluster read now, with the engine built on it.
+    pub async fn snapshot(&self) -> anyhow::Result<Snapshot> {
+        let inventory = self.read_inventory().await?;
+        let now = k8s_openapi::jiff::Timestamp::now().as_millisecond();
+        Ok(Snapshot::from_inventory(inventory, now)?)
+    }
+
+    /// One item per watch event on Workloads, ClusterQueues, LocalQueues and ResourceFlavors
+    /// (errors included: the watchers retry); ends when every watch has ended.
+    pub fn changes(&self) -> BoxStream<'static, ()> {
+        let cfg = watcher::Config::default();
+        let c = &self.client;
+        futures::stream::select_all(vec![
+            watcher(Api::<Workload>::all(c.clone()), cfg.clone())
+                .map(|_| ())
+                .boxed(),
+            watcher(Api::<ClusterQueue>::all(c.clone()), cfg.clone())
+                .map(|_| ())
+                .boxed(),
+            watcher(Api::<LocalQueue>::all(c.clone()), cfg.clone())
+                .map(|_| ())
+                .boxed(),
+            watcher(Api::<ResourceFlavor>::all(c.clone()), cfg)
+                .map(|_| ())
+                .boxed(),
+        ])
+        .boxed()
+    }
 }

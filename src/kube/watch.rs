@@ -1,6 +1,6 @@
 //! The controller's view of the cluster: one kube-rs reflector per kind (list, then watch,
 //! with kube's default backoff on errors), each feeding a [`Store`] that any task can read,
-//! and a change notification (`kind`, `namespace/name`) to the controller loop.
+//! and a change notification (`kind`, [`ObjectKey`]) to the controller loop.
 //!
 //! Notifications are level triggers: the loop reads the store (the newest state) when it
 //! handles one, so a burst of updates to one object costs one reconcile. After a re-list the
@@ -24,6 +24,8 @@ use tokio::task::JoinHandle;
 use crate::api::{
     ClusterQueue, Cohort, LocalQueue, ResourceFlavor, Workload, WorkloadPriorityClass,
 };
+use crate::manifests::ObjectKey;
+use crate::scheduler::key::WorkloadKey;
 
 /// The kinds the controller watches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -51,33 +53,37 @@ impl Kind {
         Kind::Job,
         Kind::Node,
     ];
+
+    /// Whether objects of this kind live in a namespace.
+    pub fn namespaced(self) -> bool {
+        matches!(self, Kind::LocalQueue | Kind::Workload | Kind::Job)
+    }
+
+    /// The key of an object of this kind (the default-namespace rule is
+    /// [`ObjectKey`]'s).
+    pub fn key_of<K: Resource>(self, obj: &K) -> ObjectKey {
+        if self.namespaced() {
+            ObjectKey::namespaced(obj.meta())
+        } else {
+            ObjectKey::cluster_scoped(obj.meta())
+        }
+    }
 }
 
 /// What a watch reports to the controller loop.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WatchMsg {
-    /// The object (`namespace/name`, or `name` for cluster-scoped kinds) was added, changed or
-    /// deleted: read the store for its current state.
-    Changed(Kind, String),
+    /// The object was added, changed or deleted: read the store for its current state.
+    Changed(Kind, ObjectKey),
     /// A (re-)list finished: the store holds a complete picture of the kind.
     Relisted(Kind),
 }
 
-/// `namespace/name`, or `name` for cluster-scoped objects.
-pub fn key_of<K: Resource>(obj: &K) -> String {
-    let meta = obj.meta();
-    let name = meta.name.as_deref().unwrap_or("");
-    match meta.namespace.as_deref() {
-        Some(ns) => format!("{ns}/{name}"),
-        None => name.to_string(),
-    }
-}
-
-/// The store lookup for a key made by [`key_of`].
-pub fn object_ref<K: reflector::Lookup<DynamicType = ()>>(key: &str) -> ObjectRef<K> {
-    match key.split_once('/') {
-        Some((ns, name)) => ObjectRef::new(name).within(ns),
-        None => ObjectRef::new(key),
+/// The store lookup for a key (`namespace/name` for namespaced kinds).
+pub fn object_ref<K: reflector::Lookup<DynamicType = ()>>(key: &ObjectKey) -> ObjectRef<K> {
+    match &key.namespace {
+        Some(ns) => ObjectRef::new(&key.name).within(ns),
+        None => ObjectRef::new(&key.name),
     }
 }
 
@@ -135,11 +141,12 @@ impl Stores {
         Ok(())
     }
 
-    pub fn workload(&self, key: &str) -> Option<Arc<Workload>> {
-        self.workloads.get(&object_ref(key))
+    pub fn workload(&self, key: &WorkloadKey) -> Option<Arc<Workload>> {
+        self.workloads
+            .get(&ObjectRef::new(&key.name).within(&key.namespace))
     }
 
-    pub fn job(&self, key: &str) -> Option<Arc<Job>> {
+    pub fn job(&self, key: &ObjectKey) -> Option<Arc<Job>> {
         self.jobs.get(&object_ref(key))
     }
 }
@@ -273,7 +280,7 @@ where
     while let Some(ev) = stream.next().await {
         let msg = match ev {
             Ok(watcher::Event::Apply(o)) | Ok(watcher::Event::Delete(o)) => {
-                Some(WatchMsg::Changed(kind, key_of(&o)))
+                Some(WatchMsg::Changed(kind, kind.key_of(&o)))
             }
             Ok(watcher::Event::InitDone) => Some(WatchMsg::Relisted(kind)),
             Ok(_) => None,

@@ -1,14 +1,20 @@
 //! Reading Kueue objects, Jobs, Namespaces, Nodes and the controller `Configuration` from
-//! YAML, and converting API objects into the engine's [`crate::scheduler::model`]. Pure: no
-//! cluster access; the live adapters reuse [`convert`](mod@convert).
+//! YAML, and converting API objects into the engine's [`crate::scheduler::model`]; building
+//! the objects the commands write: queues from kueuectl's flags ([`flags`]), Jobs and their
+//! Workloads ([`job`]), `init`'s setup ([`setup`]) and what `install` applies ([`install`]).
+//! Pure: no cluster access, no command line; the live adapters reuse
+//! [`convert`](mod@convert).
 
 pub mod convert;
 pub mod documents;
 pub mod error;
+pub mod flags;
+pub mod install;
 pub mod inventory;
 pub mod job;
 pub mod key;
 pub mod pod;
+pub mod setup;
 
 pub use convert::{ConvertOptions, Converted, WorkloadEntry, convert};
 pub use error::{InputError, LoadError, Origin};

@@ -2,9 +2,90 @@
 
 use std::fmt::Write;
 
-use crate::explain::Explanation;
+use crate::explain::{Explanation, FlavorInfo, Mode, NoPreemption, Outcome, PreemptionGate, State};
 
 use super::{Paint, finish, table};
+
+/// The state in the title (`Workload ... is Pending`).
+pub fn state_word(s: State) -> &'static str {
+    match s {
+        State::Admitted => "Admitted",
+        State::Pending => "Pending",
+        State::Finished => "Finished",
+        State::Evicted => "Evicted",
+        State::NotCreated => "NotCreated",
+    }
+}
+
+/// The engine's verdict, as upstream's scheduler names it.
+pub fn mode_word(m: Mode) -> &'static str {
+    match m {
+        Mode::Fit => "Fit",
+        Mode::Preempt => "Preempt",
+        Mode::NoFit => "NoFit",
+    }
+}
+
+/// A flavor's OUTCOME column.
+pub fn outcome_word(o: Outcome) -> &'static str {
+    match o {
+        Outcome::Fits => "fits",
+        Outcome::FitsByBorrowing => "fits by borrowing",
+        Outcome::NeedsPreemption => "needs preemption",
+        Outcome::NoPreemptionCandidates => "no preemption candidates",
+        Outcome::DoesNotFit => "does not fit",
+        Outcome::NotFound => "not found",
+        Outcome::UntoleratedTaint => "untolerated taint",
+        Outcome::NodeLabelsDoNotMatch => "node labels do not match",
+    }
+}
+
+/// Why a flavor without quota checks was passed over.
+fn flavor_detail(f: &FlavorInfo) -> Option<String> {
+    match f.outcome {
+        Outcome::NotFound => Some("the ResourceFlavor does not exist".into()),
+        Outcome::UntoleratedTaint => f.taint.as_ref().map(|t| {
+            format!(
+                "the pods do not tolerate the flavor's taint {}={}:{}",
+                t.key, t.value, t.effect
+            )
+        }),
+        Outcome::NodeLabelsDoNotMatch => Some(
+            "the pods' nodeSelector or required node affinity excludes the flavor's nodeLabels"
+                .into(),
+        ),
+        _ => None,
+    }
+}
+
+/// Whether (and why) preemption is considered for a short resource.
+pub fn gate_words(g: PreemptionGate) -> &'static str {
+    match g {
+        PreemptionGate::WithinNominal => {
+            "considered, since the request is within the ClusterQueue's nominal quota"
+        }
+        PreemptionGate::HierarchicalReclaim => {
+            "considered, since the request fits in a cohort subtree below the root"
+        }
+        PreemptionGate::WhileBorrowing => {
+            "considered while borrowing (borrowWithinCohort or fair sharing)"
+        }
+        PreemptionGate::NotAllowed => {
+            "not considered: the request needs borrowing and borrowWithinCohort is not set, so it waits for quota"
+        }
+    }
+}
+
+/// Why preemption cannot make room.
+pub fn no_preemption_words(n: NoPreemption) -> &'static str {
+    match n {
+        NoPreemption::NothingToPreemptFor => {
+            "no flavor needed preemption: the request does not fit the quota at all"
+        }
+        NoPreemption::NeedsBorrowing => gate_words(PreemptionGate::NotAllowed),
+        NoPreemption::NoVictims => "no workload may be preempted for it",
+    }
+}
 
 pub fn render(e: &Explanation, color: bool) -> String {
     let paint = Paint { color };
@@ -17,7 +98,12 @@ pub fn render(e: &Explanation, color: bool) -> String {
     let _ = writeln!(
         out,
         "{}",
-        paint.title(&format!("Workload {}{} is {}", e.workload, job, e.state))
+        paint.title(&format!(
+            "Workload {}{} is {}",
+            e.workload,
+            job,
+            state_word(e.state)
+        ))
     );
     if let Some(cq) = &e.cluster_queue {
         let cohort = e
@@ -80,7 +166,7 @@ pub fn render(e: &Explanation, color: bool) -> String {
     }
     let ev = &e.evaluation;
     if !ev.pod_sets.is_empty() {
-        let heading = if e.state == "Pending" {
+        let heading = if e.state == State::Pending {
             "Why it waits"
         } else {
             "How it is admitted"
@@ -126,10 +212,11 @@ pub fn render(e: &Explanation, color: bool) -> String {
                 } else {
                     f.flavor.clone()
                 };
-                let outcome = if f.outcome.starts_with("fits") {
-                    paint.good(&f.outcome)
+                let word = outcome_word(f.outcome);
+                let outcome = if f.outcome.fits() {
+                    paint.good(word)
                 } else {
-                    paint.warn(&f.outcome)
+                    paint.warn(word)
                 };
                 if f.resources.is_empty() {
                     t.add_row(vec![paint.plain(&name), outcome]);
@@ -165,7 +252,7 @@ pub fn render(e: &Explanation, color: bool) -> String {
                 let _ = writeln!(out, "    {line}");
             }
             for f in ps.flavors.iter().filter(|f| f.resources.is_empty()) {
-                if let Some(d) = &f.detail {
+                if let Some(d) = flavor_detail(f) {
                     let _ = writeln!(out, "    {}: {d}", f.flavor);
                 }
             }
@@ -180,7 +267,7 @@ pub fn render(e: &Explanation, color: bool) -> String {
                         "    preemption for {} on {}: {}",
                         r.resource,
                         f.flavor,
-                        r.preemption.as_deref().unwrap_or("")
+                        r.preemption.map(gate_words).unwrap_or("")
                     );
                 }
             }
@@ -208,8 +295,8 @@ pub fn render(e: &Explanation, color: bool) -> String {
                 );
             }
             let _ = writeln!(out, "  It is admitted once their pods have stopped.");
-        } else if let Some(why) = &p.why_not {
-            let _ = writeln!(out, "  Not possible: {why}.");
+        } else if let Some(why) = p.why_not {
+            let _ = writeln!(out, "  Not possible: {}.", no_preemption_words(why));
             for d in &p.details {
                 let _ = writeln!(out, "  - {d}.");
             }
@@ -295,7 +382,7 @@ pub fn render(e: &Explanation, color: bool) -> String {
                 );
             }
         }
-    } else if e.state == "Pending"
+    } else if e.state == State::Pending
         && e.problems.is_empty()
         && e.preemption.as_ref().is_none_or(|p| !p.possible)
     {

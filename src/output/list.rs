@@ -1,49 +1,14 @@
-//! Tables of `kubectl kueue list ...`: upstream kueuectl's columns, kubectl's look. An empty
-//! list renders as an empty string (the command then says "No resources found.").
+//! Tables of `kubectl kueue list ...`: upstream kueuectl's columns, kubectl's look. The rows
+//! are data (`view::list`); this module only lays them out. An empty list renders as an empty
+//! string (the command then says "No resources found.").
 
+use super::time::human_duration;
 use super::{Paint, finish, table};
+use crate::scheduler::model::Millis;
+use crate::view::list::{CqRow, LqRow, RfRow, WlRow};
 
-pub struct CqRow {
-    pub name: String,
-    pub cohort: String,
-    pub pending: usize,
-    pub admitted: usize,
-    pub active: bool,
-    pub age: String,
-}
-
-pub struct LqRow {
-    pub namespace: String,
-    pub name: String,
-    pub cluster_queue: String,
-    pub pending: usize,
-    pub admitted: usize,
-    pub stop_policy: String,
-    pub age: String,
-}
-
-pub struct WlRow {
-    pub namespace: String,
-    pub name: String,
-    pub job_type: String,
-    pub job_name: String,
-    pub local_queue: String,
-    pub cluster_queue: String,
-    /// Upstream's words: PENDING, QUOTARESERVED, ADMITTED, FINISHED.
-    pub status: String,
-    /// 0-based among pending workloads of the same LocalQueue.
-    pub position: Option<usize>,
-    pub position_in_cluster_queue: Option<usize>,
-    pub priority: i32,
-    pub flavors: String,
-    pub exec_time: String,
-    pub age: String,
-}
-
-pub struct RfRow {
-    pub name: String,
-    pub node_labels: String,
-    pub age: String,
+fn age(a: Option<Millis>) -> String {
+    a.map_or_else(|| "<unknown>".to_string(), human_duration)
 }
 
 pub fn cluster_queues(rows: &[CqRow], no_headers: bool, color: bool) -> String {
@@ -78,7 +43,7 @@ pub fn cluster_queues(rows: &[CqRow], no_headers: bool, color: bool) -> String {
             } else {
                 p.bad("false")
             },
-            p.plain(&r.age),
+            p.plain(age(r.age)),
         ]);
     }
     finish(&mut t)
@@ -121,7 +86,7 @@ pub fn local_queues(rows: &[LqRow], namespaces: bool, no_headers: bool, color: b
             } else {
                 p.bad(&r.stop_policy)
             },
-            p.plain(&r.age),
+            p.plain(age(r.age)),
         ]);
         t.add_row(row);
     }
@@ -163,26 +128,28 @@ pub fn workloads(
         if namespaces {
             row.push(p.plain(&r.namespace));
         }
-        let status = match r.status.as_str() {
-            "ADMITTED" => p.good(&r.status),
-            "PENDING" => p.warn(&r.status),
-            _ => p.plain(&r.status),
+        let status = match r.status {
+            "ADMITTED" => p.good(r.status),
+            "PENDING" => p.warn(r.status),
+            _ => p.plain(r.status),
         };
+        let kinds: Vec<String> = r.owners.iter().map(|o| o.kind.to_lowercase()).collect();
+        let names: Vec<&str> = r.owners.iter().map(|o| o.name.as_str()).collect();
         row.extend([
             p.plain(&r.name),
-            p.plain(&r.job_type),
-            p.plain(&r.job_name),
+            p.plain(kinds.join(", ")),
+            p.plain(names.join(", ")),
             p.plain(&r.local_queue),
             p.plain(&r.cluster_queue),
             status,
             p.plain(r.position.map(|x| x.to_string()).unwrap_or_default()),
-            p.plain(&r.exec_time),
-            p.plain(&r.age),
+            p.plain(r.exec_time.map(human_duration).unwrap_or_default()),
+            p.plain(age(r.age)),
         ]);
         if wide {
             row.extend([
                 p.plain(r.priority),
-                p.plain(&r.flavors),
+                p.plain(r.flavors.join(",")),
                 p.plain(
                     r.position_in_cluster_queue
                         .map(|x| x.to_string())
@@ -202,10 +169,15 @@ pub fn resource_flavors(rows: &[RfRow], no_headers: bool, color: bool) -> String
     let p = Paint { color };
     let mut t = table(&["NAME", "NODE LABELS", "AGE"], no_headers, color);
     for r in rows {
+        let labels: Vec<String> = r
+            .node_labels
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
         t.add_row(vec![
             p.plain(&r.name),
-            p.plain(&r.node_labels),
-            p.plain(&r.age),
+            p.plain(labels.join(", ")),
+            p.plain(age(r.age)),
         ]);
     }
     finish(&mut t)

@@ -4,14 +4,19 @@
 
 pub mod explain;
 pub mod list;
+pub mod printer;
 pub mod simulate;
 pub mod status;
+pub mod submit;
+pub mod time;
 
 use std::io::IsTerminal;
 
 use comfy_table::{Cell, CellAlignment, Color, ContentArrangement, Table, presets};
 
 use crate::cli::ColorChoice;
+
+pub use printer::Printer;
 
 /// Whether to color stdout.
 pub fn use_color(choice: ColorChoice) -> bool {

@@ -1,116 +1,13 @@
 //! The `status` view: per cohort, each ClusterQueue's quota and usage per flavor and
 //! resource (with bars), then LocalQueues, then workloads with their state, position, wait
-//! and flavor. The view is plain data ([`StatusView`], also the `-o json|yaml` shape); this
-//! module only lays it out.
+//! and flavor. The view is plain data ([`StatusView`], built in `view::status`, also the
+//! `-o json|yaml` shape); this module only lays it out.
 
 use std::fmt::Write;
 
-use serde::Serialize;
-
-use super::{Paint, bar, finish, table};
-
-#[derive(Debug, Clone, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
-pub struct StatusView {
-    /// Cohorts in name order; the ClusterQueues without a cohort come last (`cohort: null`).
-    pub cohorts: Vec<CohortStatus>,
-    pub local_queues: Vec<LocalQueueStatus>,
-    pub workloads: Vec<WorkloadStatus>,
-    /// Finished workloads left out (`--all` shows them).
-    pub finished_not_shown: usize,
-    /// The namespace LocalQueues and workloads were read from; None for all namespaces.
-    pub namespace: Option<String>,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
-pub struct CohortStatus {
-    pub cohort: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub parent: Option<String>,
-    pub cluster_queues: Vec<ClusterQueueStatus>,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
-pub struct ClusterQueueStatus {
-    pub name: String,
-    pub active: bool,
-    /// Why not active: upstream's condition reason and message.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub inactive_reason: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub inactive_message: Option<String>,
-    pub pending_workloads: usize,
-    pub reserving_workloads: usize,
-    pub admitted_workloads: usize,
-    pub quota: Vec<QuotaStatus>,
-}
-
-/// One (flavor, resource) of a ClusterQueue. Quantities are Kubernetes quantity strings;
-/// the `*Units` fields are the same in scheduling units (milli for CPU, bytes for memory,
-/// units otherwise), for bars and scripts.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
-pub struct QuotaStatus {
-    pub flavor: String,
-    pub resource: String,
-    pub nominal: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub borrowing_limit: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub lending_limit: Option<String>,
-    /// Held by workloads with a quota reservation.
-    pub in_use: String,
-    /// Held by admitted workloads only.
-    pub admitted: String,
-    /// In use beyond the nominal quota (borrowed from the cohort).
-    pub borrowed: String,
-    /// What the ClusterQueue could still take now, its cohort's unused quota included.
-    pub available: String,
-    pub in_use_units: i64,
-    /// The most it can hold: nominal plus borrowing limit (or plus what the cohort could
-    /// lend, when borrowing is unlimited); nominal without a cohort.
-    pub capacity_units: i64,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
-pub struct LocalQueueStatus {
-    pub namespace: String,
-    pub name: String,
-    pub cluster_queue: String,
-    pub stop_policy: String,
-    pub pending_workloads: usize,
-    pub reserving_workloads: usize,
-    pub admitted_workloads: usize,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
-pub struct WorkloadStatus {
-    pub namespace: String,
-    pub name: String,
-    pub local_queue: String,
-    pub cluster_queue: String,
-    pub priority: i32,
-    /// Pending, Inactive, QuotaReserved, Admitted, Evicted or Finished.
-    pub state: String,
-    /// 0-based place among the ClusterQueue's pending workloads (0 = considered next), as
-    /// upstream's visibility API counts it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub position: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub queue_length: Option<usize>,
-    /// Milliseconds waited: until now while pending, until its reservation when admitted.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub wait_millis: Option<i64>,
-    pub flavors: Vec<String>,
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub reason: String,
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub message: String,
-}
+use super::{Paint, Printer, bar, finish, table};
+use crate::cli::OutputFormat;
+use crate::view::status::StatusView;
 
 fn state_cell(p: &Paint, state: &str) -> comfy_table::Cell {
     match state {
@@ -337,7 +234,7 @@ pub fn render(v: &StatusView, wide: bool, no_headers: bool, color: bool) -> Stri
                 p.plain(position),
                 p.plain(
                     w.wait_millis
-                        .map(crate::commands::common::human_duration)
+                        .map(super::time::human_duration)
                         .unwrap_or_default(),
                 ),
                 p.plain(w.flavors.join(",")),
@@ -358,4 +255,29 @@ pub fn render(v: &StatusView, wide: bool, no_headers: bool, color: bool) -> Stri
         );
     }
     out
+}
+
+/// The view as the chosen output format.
+pub fn text(view: &StatusView, printer: &Printer) -> anyhow::Result<String> {
+    if let Some(text) = printer.data_text(view)? {
+        return Ok(text);
+    }
+    Ok(match printer.format() {
+        OutputFormat::Name => {
+            let mut s = String::new();
+            for c in &view.cohorts {
+                for cq in &c.cluster_queues {
+                    s.push_str(&format!("clusterqueue.kueue.x-k8s.io/{}\n", cq.name));
+                }
+            }
+            for lq in &view.local_queues {
+                s.push_str(&format!("localqueue.kueue.x-k8s.io/{}\n", lq.name));
+            }
+            for w in &view.workloads {
+                s.push_str(&format!("workload.kueue.x-k8s.io/{}\n", w.name));
+            }
+            s
+        }
+        _ => render(view, printer.wide(), printer.no_headers(), printer.color()),
+    })
 }

@@ -9,7 +9,22 @@
 //! "src/simulate/runner.rs: simulate must not use crate::kube"; adding
 //! `use super::preemption::Victim;` to `src/scheduler/fair_sharing.rs` makes
 //! `preemption_and_fair_sharing_depend_one_way` fail with "src/scheduler/fair_sharing.rs:14:
-//! `super::preemption`". All were removed again.
+//! `super::preemption`". Adding `use crate::simulate::result::History;` to
+//! `src/controller/queues.rs` makes it fail with "src/controller/queues.rs: controller must
+//! not use crate::simulate"; adding
+//! `let _ = std::time::SystemTime::now();` to `src/policy/workload.rs` makes
+//! `shared_rules_take_time_as_a_parameter` fail with "src/policy/workload.rs:NN:
+//! `SystemTime`"; adding `use crate::kube::apply::Writer;` to `src/controller/model/mod.rs`
+//! makes `the_controller_model_holds_no_io_handles` fail with
+//! "src/controller/model/mod.rs:NN: `Writer`". The command-layer rules, likewise:
+//! `use crate::commands::Cli;` in `src/output/mod.rs` and in `src/cli.rs` failed with
+//! "src/output/mod.rs: output must not use crate::commands" and "src/cli.rs: cli must not use
+//! crate::commands"; `use crate::{cli::GlobalArgs as _G};` in `src/kube/mod.rs` (a group)
+//! with "src/kube/mod.rs: kube must not use crate::cli"; `use kube::Api as _A;` in
+//! `src/commands/list.rs` made `commands_make_no_api_calls` fail with
+//! "src/commands/list.rs:184: the `kube` crate" and "...:184: `Api`"; ten more lines in
+//! `src/commands/create.rs` made `command_files_are_small` fail with
+//! "src/commands/create.rs: 257 lines". All were removed again.
 
 use std::path::{Path, PathBuf};
 
@@ -205,6 +220,64 @@ fn the_engine_names_no_io_clock_or_hash_map() {
     );
 }
 
+#[test]
+fn shared_rules_take_time_as_a_parameter() {
+    // The status transitions, the Job integration and the workload policy are shared by
+    // `simulate` (virtual time) and the controller: they read no clock and do no I/O.
+    const FORBIDDEN: &[&str] = &["SystemTime", "Instant", "tokio", "kube", "rand"];
+    let mut found = Vec::new();
+    for dir in ["src/status", "src/integration", "src/policy"] {
+        for f in rust_files(dir) {
+            let code = code_only(&std::fs::read_to_string(&f).unwrap());
+            for w in FORBIDDEN {
+                for line in occurrences(&code, w) {
+                    found.push(format!("{}:{line}: `{w}`", rel(&f)));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "shared rules must stay pure:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_controller_model_holds_no_io_handles() {
+    // The model decides; the shell (`src/controller/shell.rs`) performs. No client, channel,
+    // task, store, registry or wall clock in the model: time comes in with every input.
+    const FORBIDDEN: &[&str] = &[
+        "tokio",
+        "Client",
+        "Api",
+        "Writer",
+        "Stores",
+        "Store",
+        "Metrics",
+        "UnboundedSender",
+        "mpsc",
+        "SystemTime",
+        "crate::kube::apply",
+        "crate::kube::lease",
+        "crate::kube::client",
+    ];
+    let mut found = Vec::new();
+    for f in rust_files("src/controller/model") {
+        let code = code_only(&std::fs::read_to_string(&f).unwrap());
+        for w in FORBIDDEN {
+            for line in occurrences(&code, w) {
+                found.push(format!("{}:{line}: `{w}`", rel(&f)));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "the controller model must stay pure:\n{}",
+        found.join("\n")
+    );
+}
+
 /// `(module, modules it must not use)`. A module is a directory or file under `src/`.
 const LAYERS: &[(&str, &[&str])] = &[
     (
@@ -249,6 +322,47 @@ const LAYERS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "status",
+        &[
+            "simulate",
+            "explain",
+            "cli",
+            "commands",
+            "output",
+            "kube",
+            "controller",
+            "metrics",
+        ],
+    ),
+    (
+        "integration",
+        &[
+            "simulate",
+            "explain",
+            "cli",
+            "commands",
+            "output",
+            "kube",
+            "controller",
+            "metrics",
+            "policy",
+        ],
+    ),
+    (
+        "policy",
+        &[
+            "simulate",
+            "explain",
+            "cli",
+            "commands",
+            "output",
+            "kube",
+            "controller",
+            "metrics",
+            "integration",
+        ],
+    ),
+    (
         "simulate",
         &["explain", "cli", "commands", "output", "kube", "controller"],
     ),
@@ -260,7 +374,65 @@ const LAYERS: &[(&str, &[&str])] = &[
         "metrics",
         &["cli", "commands", "output", "kube", "controller"],
     ),
+    // What the commands show is data, computed without the command line or the cluster.
+    ("view", &["cli", "commands", "output", "kube", "controller"]),
+    // The command layer: `commands` on top, then `output` (words) and `complete` (what
+    // completion offers), then `cli` (global flags), with `kube` beside them, talking only
+    // to the API server. The status writer is `crate::status`, not `simulate`'s: the live
+    // side never imports the offline runner.
+    ("output", &["commands"]),
+    ("complete", &["commands", "output", "kube"]),
+    ("cli", &["commands"]),
+    (
+        "kube",
+        &[
+            "simulate",
+            "explain",
+            "controller",
+            "cli",
+            "commands",
+            "output",
+        ],
+    ),
+    ("controller", &["simulate", "explain", "commands", "output"]),
 ];
+
+/// The top-level modules a file names through `crate::`: `crate::kube::x` and each first
+/// segment of a group, `crate::{cli::GlobalArgs, kube}`.
+fn crate_modules_used(code: &str) -> Vec<String> {
+    let ident_at = |rest: &str| -> String { rest.chars().take_while(|c| is_ident(*c)).collect() };
+    let mut used = Vec::new();
+    let mut start = 0;
+    while let Some(pos) = code[start..].find("crate::") {
+        let at = start + pos;
+        start = at + "crate::".len();
+        if code[..at].chars().next_back().is_some_and(is_ident) {
+            continue;
+        }
+        let rest = &code[start..];
+        if let Some(group) = rest.strip_prefix('{') {
+            // The first segment after `{` and after each `,` at depth 1.
+            let mut depth = 1;
+            let mut expect_segment = true;
+            for (i, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 1 => break,
+                    '}' => depth -= 1,
+                    ',' if depth == 1 => expect_segment = true,
+                    c if expect_segment && is_ident(c) => {
+                        used.push(ident_at(&group[i..]));
+                        expect_segment = false;
+                    }
+                    _ => {}
+                }
+            }
+        } else {
+            used.push(ident_at(rest));
+        }
+    }
+    used
+}
 
 #[test]
 fn modules_depend_only_downwards() {
@@ -271,8 +443,9 @@ fn modules_depend_only_downwards() {
         assert!(!files.is_empty(), "src/{module} has no files");
         for f in files {
             let code = code_only(&std::fs::read_to_string(&f).unwrap());
+            let used = crate_modules_used(&code);
             for b in *banned {
-                if !occurrences(&code, &format!("crate::{b}")).is_empty() {
+                if used.iter().any(|u| u == b) {
                     found.push(format!("{}: {module} must not use crate::{b}", rel(&f)));
                 }
             }
@@ -314,6 +487,66 @@ fn preemption_and_fair_sharing_depend_one_way() {
     assert!(found.is_empty(), "{}", found.join("\n"));
 }
 
+/// Lines (1-based) where the path `prefix` (such as `kube::`) starts a path of its own:
+/// not preceded by an identifier or `::`, so `crate::kube::` and `KueueApi::` do not count.
+fn path_starts(code: &str, prefix: &str) -> Vec<usize> {
+    let mut lines = Vec::new();
+    for (n, line) in code.lines().enumerate() {
+        let mut start = 0;
+        while let Some(pos) = line[start..].find(prefix) {
+            let at = start + pos;
+            let before = &line[..at];
+            if !before.ends_with("::") && before.chars().next_back().is_none_or(|c| !is_ident(c)) {
+                lines.push(n + 1);
+                break;
+            }
+            start = at + prefix.len();
+        }
+    }
+    lines
+}
+
+#[test]
+fn commands_make_no_api_calls() {
+    // Only `src/kube/` talks to the API server: a command calls its typed operations
+    // (`Connection::get`, `create`, `snapshot`, ...) and never holds an `Api` handle or names
+    // the `kube` crate.
+    let mut found = Vec::new();
+    for f in rust_files("src/commands") {
+        let code = code_only(&std::fs::read_to_string(&f).unwrap());
+        for line in path_starts(&code, "kube::") {
+            found.push(format!("{}:{line}: the `kube` crate", rel(&f)));
+        }
+        for line in occurrences(&code, "Api") {
+            found.push(format!("{}:{line}: `Api`", rel(&f)));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "commands go through crate::kube's operations:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn command_files_are_small() {
+    // A command is its arguments and a `run`; what it computes lives in the library
+    // (`view`, `manifests`, `kube`, `output`, `complete`).
+    const MAX_LINES: usize = 250;
+    let mut found = Vec::new();
+    for f in rust_files("src/commands") {
+        let lines = std::fs::read_to_string(&f).unwrap().lines().count();
+        if lines > MAX_LINES {
+            found.push(format!("{}: {lines} lines", rel(&f)));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "command files are at most {MAX_LINES} lines:\n{}",
+        found.join("\n")
+    );
+}
+
 #[test]
 fn the_checker_sees_through_comments_and_strings_only() {
     let code = code_only(
@@ -328,5 +561,16 @@ fn the_checker_sees_through_comments_and_strings_only() {
     assert_eq!(
         occurrences("use crate::kubelet;", "crate::kube"),
         Vec::<usize>::new()
+    );
+    assert_eq!(
+        crate_modules_used("use crate::{cli::{DryRun, GlobalArgs}, kube};\nx(crate::output::a);"),
+        ["cli", "kube", "output"]
+    );
+    assert_eq!(
+        path_starts(
+            "use kube::Api;\nuse crate::kube::Connection;\nKueueApi::Served;\n(kube::x)",
+            "kube::"
+        ),
+        vec![1, 4]
     );
 }

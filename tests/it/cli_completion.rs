@@ -8,6 +8,9 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use assert_cmd::cargo::cargo_bin;
+use clap::CommandFactory;
+use kubectl_kueue::commands::Cli;
+use kubectl_kueue::complete::{Dynamic, Offer, offer};
 
 fn completions_dir() -> PathBuf {
     crate::support::repo_root().join("completions")
@@ -160,4 +163,112 @@ async fn kubectl_completes_queue_names_from_the_cluster() {
     assert!(out.lines().any(|l| l == "wl-one"), "{out}");
     let out = run(&["kueue", "submit", "-n", &ns, "--queue", ""]);
     assert!(out.lines().any(|l| l == "training"), "{out}");
+}
+
+// What `__complete` offers, read from the real command tree (no process, no cluster).
+
+fn root() -> clap::Command {
+    Cli::command()
+}
+
+fn w(s: &[&str]) -> Vec<String> {
+    s.iter().map(|x| x.to_string()).collect()
+}
+
+fn words_of(o: Offer) -> Vec<String> {
+    match o {
+        Offer::Words(w) => w.into_iter().map(|(v, _)| v).collect(),
+        other => panic!("expected words, got {other:?}"),
+    }
+}
+
+#[test]
+fn subcommands_flags_and_values() {
+    let subs = words_of(offer(&root(), &w(&[""])).0);
+    for c in [
+        "submit",
+        "status",
+        "list",
+        "create",
+        "stop",
+        "resume",
+        "delete",
+        "simulate",
+        "completion",
+    ] {
+        assert!(subs.contains(&c.to_string()), "{c} missing from {subs:?}");
+    }
+    assert!(!subs.iter().any(|s| s.starts_with("__")));
+    assert_eq!(
+        words_of(offer(&root(), &w(&["list", ""])).0),
+        ["clusterqueue", "localqueue", "workload", "resourceflavor"]
+    );
+    assert_eq!(
+        words_of(offer(&root(), &w(&["completion", ""])).0),
+        ["bash", "zsh", "fish"]
+    );
+    let flags = words_of(offer(&root(), &w(&["list", "workload", "--"])).0);
+    assert!(
+        flags.contains(&"--clusterqueue".to_string()) && flags.contains(&"--namespace".to_string()),
+        "{flags:?}"
+    );
+    assert_eq!(
+        words_of(
+            offer(
+                &root(),
+                &w(&["create", "cq", "x", "--queuing-strategy", ""])
+            )
+            .0
+        ),
+        ["BestEffortFIFO", "StrictFIFO"]
+    );
+    assert_eq!(
+        words_of(offer(&root(), &w(&["submit", "--wait="])).0),
+        ["admitted", "running", "finished"]
+    );
+}
+
+#[test]
+fn names_come_from_the_cluster_where_they_are_names() {
+    assert_eq!(
+        offer(&root(), &w(&["stop", "cq", ""])).0,
+        Offer::Cluster(Dynamic::ClusterQueues)
+    );
+    assert_eq!(
+        offer(&root(), &w(&["resume", "localqueue", ""])).0,
+        Offer::Cluster(Dynamic::LocalQueues)
+    );
+    assert_eq!(
+        offer(&root(), &w(&["delete", "kwl", "a", ""])).0,
+        Offer::Cluster(Dynamic::Workloads)
+    );
+    assert_eq!(
+        offer(&root(), &w(&["list", "workload", "-c", ""])).0,
+        Offer::Cluster(Dynamic::ClusterQueues)
+    );
+    assert_eq!(
+        offer(&root(), &w(&["submit", "--queue", ""])).0,
+        Offer::Cluster(Dynamic::LocalQueues)
+    );
+    assert_eq!(
+        offer(&root(), &w(&["status", "-n", ""])).0,
+        Offer::Cluster(Dynamic::Namespaces)
+    );
+    assert_eq!(offer(&root(), &w(&["simulate", "-f", ""])).0, Offer::Files);
+    // The namespace on the line is used for the lookup.
+    let (o, g) = offer(&root(), &w(&["-n", "team-a", "stop", "workload", ""]));
+    assert_eq!(
+        (o, g.namespace.as_deref()),
+        (Offer::Cluster(Dynamic::Workloads), Some("team-a"))
+    );
+    // A finished single positional gets nothing more.
+    assert_eq!(
+        offer(&root(), &w(&["stop", "cq", "team-a-queue", ""])).0,
+        Offer::Nothing
+    );
+    // After `--` comes the container's command.
+    assert_eq!(
+        offer(&root(), &w(&["submit", "--image", "x", "--", ""])).0,
+        Offer::Nothing
+    );
 }

@@ -195,3 +195,29 @@ fn no_cluster_is_a_clear_error() {
         .success()
         .stdout("clusterqueue.kueue.x-k8s.io/x created (dry run)\n");
 }
+
+#[test]
+fn a_closed_stdout_ends_quietly_with_exit_0() {
+    // `kubectl kueue install --print | head -1`: the reader goes away while ~300 KB are still
+    // to be written. kubectl ends quietly; so do we (no panic, no error, exit 0).
+    for args in [
+        &["install", "--print"][..],
+        &["simulate", "-o", "yaml"][..],
+        &["completion", "bash"][..],
+    ] {
+        let mut child = crate::support::cli::kueue_process()
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("run kubectl-kueue");
+        drop(child.stdout.take());
+        let out = child.wait_with_output().expect("kubectl-kueue ends");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(
+            !stderr.contains("panicked") && !stderr.contains("error"),
+            "{args:?}: {stderr}"
+        );
+    }
+}

@@ -154,6 +154,11 @@ fn json_output_carries_the_same_content() {
     assert_eq!(gpu["resource"], "nvidia.com/gpu");
     assert_eq!(gpu["shortBy"], "1");
     assert_eq!(gpu["inUse"], "6");
+    // Outcomes and reasons are stable tokens; the words are the table's.
+    let flavor = &e["evaluation"]["podSets"][0]["flavors"][0];
+    assert_eq!(flavor["outcome"], "NoPreemptionCandidates");
+    assert_eq!(gpu["preemption"], "WithinNominal");
+    assert_eq!(e["preemption"]["whyNot"], "NoVictims");
     assert!(
         e["nextSteps"]
             .as_array()

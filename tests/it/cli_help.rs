@@ -19,7 +19,11 @@ fn command_paths() -> Vec<Vec<String>> {
         }
     }
     let mut out = Vec::new();
-    walk(&kubectl_kueue::cli::Cli::command(), Vec::new(), &mut out);
+    walk(
+        &kubectl_kueue::commands::Cli::command(),
+        Vec::new(),
+        &mut out,
+    );
     out
 }
 

@@ -3,10 +3,11 @@
 //! from the cluster, with the clock pinned.
 #![cfg(feature = "cli")]
 
-use kubectl_kueue::cli::OutputFormat;
-use kubectl_kueue::commands::common::{PrintArgs, Snapshot};
-use kubectl_kueue::commands::status::{build, format};
-use kubectl_kueue::output::status::StatusView;
+use kubectl_kueue::cli::{ColorChoice, OutputFormat};
+use kubectl_kueue::output::Printer;
+use kubectl_kueue::output::status::text as format;
+use kubectl_kueue::view::Snapshot;
+use kubectl_kueue::view::status::{StatusView, build};
 
 const NOW: &str = "2025-07-22T09:00:00Z";
 
@@ -28,11 +29,8 @@ fn seed_tuesday() -> Snapshot {
     Snapshot::from_inventory(inv, now.as_millisecond()).expect("seed converts")
 }
 
-fn print(output: OutputFormat) -> PrintArgs {
-    PrintArgs {
-        output,
-        no_headers: false,
-    }
+fn print(output: OutputFormat) -> Printer {
+    Printer::new(output, false, ColorChoice::Never)
 }
 
 fn view(ns: Option<&str>, only: &[&str]) -> StatusView {
@@ -43,13 +41,13 @@ fn view(ns: Option<&str>, only: &[&str]) -> StatusView {
 #[test]
 fn seed_status_table() {
     let v = view(None, &[]);
-    insta::assert_snapshot!(format(&v, &print(OutputFormat::Table), false).unwrap());
+    insta::assert_snapshot!(format(&v, &print(OutputFormat::Table)).unwrap());
 }
 
 #[test]
 fn seed_status_wide_for_one_namespace() {
     let v = view(Some("team-b"), &[]);
-    insta::assert_snapshot!(format(&v, &print(OutputFormat::Wide), false).unwrap());
+    insta::assert_snapshot!(format(&v, &print(OutputFormat::Wide)).unwrap());
 }
 
 #[test]
@@ -131,7 +129,7 @@ fn one_cluster_queue_and_json() {
     );
     assert!(v.local_queues.iter().all(|l| l.namespace == "team-b"));
     let json: serde_json::Value =
-        serde_json::from_str(&format(&v, &print(OutputFormat::Json), false).unwrap()).unwrap();
+        serde_json::from_str(&format(&v, &print(OutputFormat::Json)).unwrap()).unwrap();
     let quota = json["cohorts"][0]["clusterQueues"][0]["quota"]
         .as_array()
         .unwrap();

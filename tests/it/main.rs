@@ -24,6 +24,7 @@ mod cli_help;
 mod cli_init;
 mod cli_simulate;
 mod cli_status;
+mod controller_model;
 mod controlplane_smoke;
 mod crds;
 mod e2e_config;

@@ -1,5 +1,6 @@
 //! Durations written the way Go's `time.Duration` (and so `metav1.Duration`) reads and writes
-//! them: `"90s"`, `"1m30s"`, `"1.5h"`, `"300ms"`.
+//! them: `"90s"`, `"1m30s"`, `"1.5h"`, `"300ms"`; the one duration parser of the project (the
+//! command line's `--timeout` reads the same notation, plus bare seconds).
 
 use std::fmt;
 use std::time::Duration;
@@ -84,6 +85,16 @@ impl GoDuration {
     }
 }
 
+/// A duration flag (`--timeout`): Go's notation (`90s`, `10m`, `1h30m`), or plain seconds.
+pub fn parse_flag(text: &str) -> Result<Duration, String> {
+    if let Ok(secs) = text.parse::<u64>() {
+        return Ok(Duration::from_secs(secs));
+    }
+    GoDuration::parse(text)
+        .map(|d| d.0)
+        .map_err(|_| format!("{text:?} is not a duration such as 90s, 10m or 1h30m"))
+}
+
 impl fmt::Display for GoDuration {
     /// Go's `time.Duration.String()`: `0s`, `1.5s`, `300ms`, `2m0s`, `1h30m0s`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -163,6 +174,15 @@ mod tests {
         assert!(GoDuration::parse("-1s").is_err());
         assert!(GoDuration::parse("1x").is_err());
         assert!(GoDuration::parse("").is_err());
+    }
+
+    #[test]
+    fn flags_take_go_notation_or_seconds() {
+        assert_eq!(parse_flag("90s").unwrap(), Duration::from_secs(90));
+        assert_eq!(parse_flag("1h30m").unwrap(), Duration::from_secs(5400));
+        assert_eq!(parse_flag("45").unwrap(), Duration::from_secs(45));
+        assert!(parse_flag("10x").is_err());
+        assert!(parse_flag("1h30").is_err());
     }
 
     #[test]

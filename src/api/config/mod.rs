@@ -12,7 +12,7 @@
 //! [`Configuration::with_defaults`] applies upstream's defaulting (`defaults.go`).
 
 mod defaults;
-mod duration;
+pub mod duration;
 
 use std::collections::BTreeMap;
 

@@ -6,7 +6,12 @@ use assert_cmd::Command;
 
 /// `kubectl-kueue` with the clean environment above; add args and run it.
 pub fn kueue() -> Command {
-    let mut c = Command::cargo_bin("kubectl-kueue").expect("the kubectl-kueue binary is built");
+    Command::from_std(kueue_process())
+}
+
+/// The same as a plain process, for tests that handle its pipes themselves.
+pub fn kueue_process() -> std::process::Command {
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("kubectl-kueue"));
     let home = std::env::temp_dir().join("kubectl-kueue-no-home");
     std::fs::create_dir_all(&home).expect("an empty HOME for the CLI tests");
     c.env_remove("KUBECONFIG")

@@ -1,20 +1,20 @@
 //! ClusterQueue and LocalQueue status (flavorsReservation, flavorsUsage, counts, `Active`),
-//! built by the same functions `simulate -o yaml` uses and written by server-side apply when
-//! it changed, plus the queue gauges of `/metrics`.
+//! built by the same functions `simulate -o yaml` uses ([`crate::status::queues`]) and
+//! written when it changed, plus the queue gauges of `/metrics`.
 //!
 //! Recomputed at most every [`MIN_INTERVAL`] while things change (the loop's tick flushes
-//! the last change), so a burst of admissions costs a few status writes, not one each.
+//! the last change), so a burst of admissions costs a few status writes, not one each. One
+//! write per queue in flight at a time.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::kube::watch::key_of;
-use crate::metrics::{QueueState, ResourceState};
+use crate::manifests::ObjectKey;
+use crate::metrics::{MetricUpdate, QueueState, ResourceState};
 use crate::scheduler::quantity::{Amount, UNLIMITED, is_milli_resource};
-use crate::simulate::result::{cluster_queue_with_status, local_queue_with_status};
+use crate::status::{cluster_queue_with_status, local_queue_with_status, same_ignoring_times};
 
-use super::Msg;
-use super::state::{Ctl, now_ms};
-use super::status::same_ignoring_times;
+use super::Ctx;
+use super::plan::Action;
 
 pub const MIN_INTERVAL: Duration = Duration::from_millis(250);
 
@@ -29,82 +29,65 @@ fn reported(resource: &str, v: Amount) -> f64 {
     }
 }
 
-impl Ctl {
-    pub fn update_queues(&mut self) {
-        if !self.queues_dirty {
+impl Ctx<'_> {
+    pub(super) fn update_queues(&mut self) {
+        if !self.m.queues_dirty {
             return;
         }
+        let now = self.now;
         if self
+            .m
             .queues_written_at
-            .is_some_and(|t| t.elapsed() < MIN_INTERVAL)
+            .is_some_and(|t| now.instant.saturating_duration_since(t) < MIN_INTERVAL)
         {
             return;
         }
-        self.queues_dirty = false;
-        self.queues_written_at = Some(Instant::now());
-        let now = now_ms();
+        self.m.queues_dirty = false;
+        self.m.queues_written_at = Some(now.instant);
         self.update_gauges();
-        for cq in self.stores.cluster_queues.state() {
-            let name = key_of(&*cq);
-            if self.busy_queues.contains(&name) {
-                self.queues_dirty = true;
+        for cq in self.cache.cluster_queues() {
+            let key = ObjectKey::cluster_scoped(&cq.metadata);
+            if self.m.busy_queues.contains(&key) {
+                self.m.queues_dirty = true;
                 continue;
             }
-            let desired = cluster_queue_with_status(&cq, &self.engine, now)
+            let status = cluster_queue_with_status(&cq, &self.m.engine, now.wall)
                 .status
                 .unwrap_or_default();
-            if same_ignoring_times(&cq.status.clone().unwrap_or_default(), &desired) {
+            if same_ignoring_times(&cq.status.clone().unwrap_or_default(), &status) {
                 continue;
             }
-            self.busy_queues.insert(name.clone());
-            let writer = self.writer.clone();
-            self.spawn(async move {
-                let r = writer.apply_cluster_queue_status(&name, &desired).await;
-                if let Err(e) = &r {
-                    tracing::debug!(cluster_queue = name, error = %e, "could not write ClusterQueue status");
-                }
-                Some(Msg::QueueWritten { key: name, ok: r.is_ok() })
-            });
+            self.m.busy_queues.insert(key.clone());
+            self.act(Action::WriteClusterQueueStatus { key, status });
         }
-        for lq in self.stores.local_queues.state() {
-            let key = key_of(&*lq);
-            if self.busy_queues.contains(&key) {
-                self.queues_dirty = true;
+        for lq in self.cache.local_queues() {
+            let key = ObjectKey::namespaced(&lq.metadata);
+            if self.m.busy_queues.contains(&key) {
+                self.m.queues_dirty = true;
                 continue;
             }
-            let desired = local_queue_with_status(&lq, &self.engine, now)
+            let status = local_queue_with_status(&lq, &self.m.engine, now.wall)
                 .status
                 .unwrap_or_default();
-            if same_ignoring_times(&lq.status.clone().unwrap_or_default(), &desired) {
+            if same_ignoring_times(&lq.status.clone().unwrap_or_default(), &status) {
                 continue;
             }
-            self.busy_queues.insert(key.clone());
-            let writer = self.writer.clone();
-            let (ns, name) = (
-                lq.metadata.namespace.clone().unwrap_or_default(),
-                lq.metadata.name.clone().unwrap_or_default(),
-            );
-            self.spawn(async move {
-                let r = writer.apply_local_queue_status(&ns, &name, &desired).await;
-                if let Err(e) = &r {
-                    tracing::debug!(local_queue = key, error = %e, "could not write LocalQueue status");
-                }
-                Some(Msg::QueueWritten { key, ok: r.is_ok() })
-            });
+            self.m.busy_queues.insert(key.clone());
+            self.act(Action::WriteLocalQueueStatus { key, status });
         }
     }
 
-    pub fn on_queue_written(&mut self, key: String, _ok: bool) {
-        self.busy_queues.remove(&key);
+    pub(super) fn on_queue_written(&mut self, key: ObjectKey, _ok: bool) {
+        self.m.busy_queues.remove(&key);
         // Re-check: the state may have moved on while the write was in flight (and a failed
         // write is retried).
-        self.queues_dirty = true;
+        self.m.queues_dirty = true;
     }
 
-    fn update_gauges(&self) {
-        let pending = self.engine.pending_counts();
-        let states: Vec<QueueState> = self
-            .engine
+    fn update_gauges(&mut self) {
+        let engine = &self.m.engine;
+        let pending = engine.pending_counts();
+        let states: Vec<QueueState> = engine
             .cluster_queues()
             .into_iter()
             .map(|v| {
@@ -137,7 +120,7 @@ impl Ctl {
                 }
             })
             .collect();
-        self.metrics.set_queue_state(&states);
+        self.metric(MetricUpdate::QueueState(states));
     }
 }
 

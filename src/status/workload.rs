@@ -1,20 +1,53 @@
-//! Workload status transitions as upstream writes them (pure): quota reserved and admitted,
-//! evicted by preemption, pending with a reason, quota released after an eviction, finished.
-//! Conditions follow upstream's `SetStatusCondition` through [`set_condition`], shared with
-//! `simulate`, so offline and live write the same shapes. ClusterQueue and LocalQueue status
-//! come from `simulate::result` unchanged.
+//! Workload status transitions as upstream writes them: quota reserved and admitted, evicted
+//! (by preemption or for another reason), pending with a reason, the reservation released
+//! after an eviction, requeued, finished. The controller writes these; `simulate` builds its
+//! resulting Workloads from the same functions.
+//!
+//! Invariants: an eviction keeps `status.admission` (the quota stays held until the pods are
+//! gone); only [`release`] clears it. Condition messages are cut to
+//! [`MAX_CONDITION_MESSAGE`] except by [`not_admitted`], which writes the message as given.
 
 use crate::api::workload_status::condition;
 use crate::api::{self, Workload, WorkloadSchedulingStatsEviction, WorkloadStatus};
 use crate::manifests::convert::millis;
 use crate::scheduler::decision::PreemptionReason;
 use crate::scheduler::model::{self, Millis};
-pub use crate::simulate::result::{
-    MAX_CONDITION_MESSAGE, admission_to_api, quantity, reset_active, set_condition,
-};
+use crate::scheduler::quantity::{Amount, format_amount};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+
+use super::conditions::{MAX_CONDITION_MESSAGE, reset_active, set_condition, truncate_message};
+
+/// The engine's admission in `status.admission` form.
+pub fn admission_to_api(adm: &model::Admission) -> api::Admission {
+    api::Admission {
+        cluster_queue: adm.cluster_queue.clone(),
+        pod_set_assignments: adm
+            .pod_sets
+            .iter()
+            .map(|ps| api::PodSetAssignment {
+                name: ps.name.clone(),
+                flavors: ps.flavors.clone(),
+                resource_usage: ps
+                    .resource_usage
+                    .iter()
+                    .map(|(r, v)| (r.clone(), quantity(r, *v)))
+                    .collect(),
+                count: Some(ps.count),
+                topology_assignment: None,
+                delayed_topology_request: None,
+            })
+            .collect(),
+    }
+}
+
+/// An amount of `resource` as a Kubernetes quantity, formatted as upstream formats it.
+pub fn quantity(resource: &str, v: Amount) -> Quantity {
+    Quantity(format_amount(resource, v))
+}
 
 fn msg(m: &str) -> String {
-    crate::kube::apply::truncate_message(m, MAX_CONDITION_MESSAGE)
+    truncate_message(m, MAX_CONDITION_MESSAGE)
 }
 
 /// Quota reserved and, with no admission checks, admitted at once.
@@ -68,45 +101,12 @@ pub fn evict(
         &m,
         now,
     );
-    let stats = st.scheduling_stats.get_or_insert_with(Default::default);
-    match stats
-        .evictions
-        .iter_mut()
-        .find(|e| e.reason == condition::EVICTED_BY_PREEMPTION && e.underlying_cause.is_empty())
-    {
-        Some(e) => {
-            e.count += 1;
-            false
-        }
-        None => {
-            stats.evictions.push(WorkloadSchedulingStatsEviction {
-                reason: condition::EVICTED_BY_PREEMPTION.to_string(),
-                underlying_cause: String::new(),
-                count: 1,
-            });
-            true
-        }
-    }
+    count_eviction(st, condition::EVICTED_BY_PREEMPTION)
 }
 
-/// Upstream's message for a Workload with `spec.active: false`.
-pub const DEACTIVATED_MESSAGE: &str = "The workload is deactivated";
-/// Upstream's eviction messages when a queue with `stopPolicy: HoldAndDrain` drains.
-pub const CLUSTER_QUEUE_STOPPED_MESSAGE: &str = "The ClusterQueue is stopped";
-pub const LOCAL_QUEUE_STOPPED_MESSAGE: &str = "The LocalQueue is stopped";
-
-/// Evicted for a reason other than preemption (`Deactivated`, `ClusterQueueStopped`,
-/// `LocalQueueStopped`): a reservation stays until the pods are gone. Returns whether it is
-/// the first eviction for this reason.
-pub fn evict_for(st: &mut WorkloadStatus, reason: &str, message: &str, now: Millis) -> bool {
-    set_condition(
-        &mut st.conditions,
-        condition::EVICTED,
-        true,
-        reason,
-        message,
-        now,
-    );
+/// `schedulingStats.evictions` counts one more eviction for `reason`; true when it is the
+/// first (`evicted_workloads_once_total`).
+fn count_eviction(st: &mut WorkloadStatus, reason: &str) -> bool {
     let stats = st.scheduling_stats.get_or_insert_with(Default::default);
     match stats
         .evictions
@@ -126,6 +126,21 @@ pub fn evict_for(st: &mut WorkloadStatus, reason: &str, message: &str, now: Mill
             true
         }
     }
+}
+
+/// Evicted for a reason other than preemption (`Deactivated`, `ClusterQueueStopped`,
+/// `LocalQueueStopped`): a reservation stays until the pods are gone. Returns whether it is
+/// the first eviction for this reason.
+pub fn evict_for(st: &mut WorkloadStatus, reason: &str, message: &str, now: Millis) -> bool {
+    set_condition(
+        &mut st.conditions,
+        condition::EVICTED,
+        true,
+        reason,
+        message,
+        now,
+    );
+    count_eviction(st, reason)
 }
 
 /// May queue again after an eviction that turned `Requeued` off (reactivated, queue
@@ -151,23 +166,28 @@ pub fn pending(
     now: Millis,
 ) {
     st.admission = None;
+    not_admitted(&mut st.conditions, reason, &msg(message), now);
+    st.resource_requests = resource_requests(w);
+}
+
+/// `QuotaReserved=False` with the reason and message (as given), `Admitted=False`.
+pub fn not_admitted(conds: &mut Vec<Condition>, reason: &str, message: &str, now: Millis) {
     set_condition(
-        &mut st.conditions,
+        conds,
         condition::QUOTA_RESERVED,
         false,
         reason,
-        &msg(message),
+        message,
         now,
     );
     set_condition(
-        &mut st.conditions,
+        conds,
         condition::ADMITTED,
         false,
         "NoReservation",
         "The workload has no reservation",
         now,
     );
-    st.resource_requests = resource_requests(w);
 }
 
 /// Totals per podSet, as upstream's `PropagateResourceRequests`.
@@ -251,33 +271,12 @@ pub fn queued_wait_seconds(wl: &Workload, now: Millis) -> f64 {
     ((now - since).max(0) as f64) / 1000.0
 }
 
-/// Are two statuses the same apart from condition transition times (which
-/// [`set_condition`] keeps when nothing changed anyway)?
-pub fn same_ignoring_times<T: serde::Serialize>(a: &T, b: &T) -> bool {
-    fn strip(v: &mut serde_json::Value) {
-        match v {
-            serde_json::Value::Object(m) => {
-                m.remove("lastTransitionTime");
-                m.values_mut().for_each(strip);
-            }
-            serde_json::Value::Array(a) => a.iter_mut().for_each(strip),
-            _ => {}
-        }
-    }
-    let (mut x, mut y) = (
-        serde_json::to_value(a).unwrap_or_default(),
-        serde_json::to_value(b).unwrap_or_default(),
-    );
-    strip(&mut x);
-    strip(&mut y);
-    x == y
-}
-
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
+    use crate::status::same_ignoring_times;
 
     fn adm() -> model::Admission {
         model::Admission {

@@ -1,0 +1,159 @@
+//! The model's bookkeeping per object: what we wrote and the watch has not echoed yet
+//! (overlays), writes in flight or waiting, backoffs. Plus "the newest version we know" of a
+//! Workload or Job, and a Workload as it will be once its pending write lands.
+//!
+//! Invariants:
+//! - A Workload with a status write in flight or waiting (`busy`/`plan`) is not re-read into
+//!   the engine: the engine already holds the state that write records. When the write ends
+//!   the Workload is re-read (and, if the write failed, the engine falls back to what the
+//!   API server has).
+//! - The newest version is the watch's, or the response to our own last write when the watch
+//!   has not caught up (compared by resourceVersion, for the same UID).
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use k8s_openapi::api::batch::v1::Job;
+use kube_core::Resource;
+
+use super::Ctx;
+use super::plan::StatusWrite;
+use crate::api::Workload;
+use crate::manifests::ObjectKey;
+use crate::manifests::key::namespace_of;
+use crate::scheduler::key::WorkloadKey;
+
+/// Per-Workload bookkeeping.
+#[derive(Debug, Clone, Default)]
+pub struct WlBook {
+    /// Response to our last write, until the watch catches up.
+    pub overlay: Option<Arc<Workload>>,
+    /// A write on this Workload is in flight.
+    pub busy: bool,
+    /// The status to write next (supersedes earlier plans, keeping their effects).
+    pub plan: Option<StatusWrite>,
+    /// The status write in flight: what later plans build on until it lands, and what
+    /// follows when it succeeds.
+    pub sending: Option<StatusWrite>,
+    /// Do not retry before this (after a failed write).
+    pub retry_at: Option<Instant>,
+    /// Failed writes in a row.
+    pub failures: u32,
+    /// We asked for this workload's eviction and have not seen it released since.
+    pub evicting: bool,
+    /// We created it and the watch has not shown it yet.
+    pub unseen: bool,
+}
+
+impl WlBook {
+    /// A write is in flight or waiting: the engine's picture of it is ahead of the API's.
+    pub fn writing(&self) -> bool {
+        self.busy || self.plan.is_some()
+    }
+
+    pub fn backing_off(&self, now: Instant) -> bool {
+        self.retry_at.is_some_and(|t| t > now)
+    }
+}
+
+/// Per-Job bookkeeping.
+#[derive(Debug, Clone, Default)]
+pub struct JobBook {
+    pub overlay: Option<Arc<Job>>,
+    pub busy: bool,
+    pub retry_at: Option<Instant>,
+    pub failures: u32,
+    /// The Workload creation was refused for this reason (reported once).
+    pub reported: Option<String>,
+}
+
+/// resourceVersion as a number, for "which copy is newer" (etcd's are integers; anything
+/// else counts as older than what the watch says).
+fn rv<K: Resource>(o: &K) -> Option<u64> {
+    o.meta().resource_version.as_deref()?.parse().ok()
+}
+
+/// The newer of the watch's copy and ours; drops ours once the watch caught up. When the
+/// store does not have the object, ours counts only if we created it and the watch has not
+/// shown it yet (`unseen`); otherwise the object is gone.
+fn newest<K: Resource>(
+    store: Option<Arc<K>>,
+    overlay: &mut Option<Arc<K>>,
+    unseen: bool,
+) -> Option<Arc<K>> {
+    if store.is_none() && !unseen {
+        *overlay = None;
+        return None;
+    }
+    match (store, overlay.as_ref()) {
+        (s, None) => s,
+        (Some(s), Some(o)) => {
+            let same_object = s.meta().uid == o.meta().uid;
+            match (rv(&*s), rv(&**o)) {
+                (Some(a), Some(b)) if same_object && a < b => Some(o.clone()),
+                _ => {
+                    *overlay = None;
+                    Some(s)
+                }
+            }
+        }
+        (None, Some(o)) => Some(o.clone()),
+    }
+}
+
+/// The Job owning `wl` (controller reference), if any.
+pub fn owner_job(wl: &Workload) -> Option<ObjectKey> {
+    let ns = namespace_of(&wl.metadata);
+    wl.metadata
+        .owner_references
+        .iter()
+        .flatten()
+        .find(|o| o.kind == "Job" && o.api_version == "batch/v1" && o.controller == Some(true))
+        .map(|o| ObjectKey {
+            namespace: Some(ns.to_string()),
+            name: o.name.clone(),
+        })
+}
+
+impl Ctx<'_> {
+    pub(super) fn latest_workload(&mut self, key: &WorkloadKey) -> Option<Arc<Workload>> {
+        let store = self.cache.workload(key);
+        match self.m.wls.get_mut(key) {
+            Some(b) => {
+                if store.is_some() {
+                    b.unseen = false;
+                }
+                newest(store, &mut b.overlay, b.unseen)
+            }
+            None => store,
+        }
+    }
+
+    pub(super) fn latest_job(&mut self, key: &ObjectKey) -> Option<Arc<Job>> {
+        let store = self.cache.job(key);
+        match self.m.jobs.get_mut(key) {
+            // We never create Jobs: not in the store means gone.
+            Some(b) => newest(store, &mut b.overlay, false),
+            None => store,
+        }
+    }
+
+    /// The Workload as it will be once its pending write lands (the plan's status).
+    pub(super) fn effective_workload(&mut self, key: &WorkloadKey) -> Option<Workload> {
+        let mut w = (*self.latest_workload(key)?).clone();
+        if let Some(b) = self.m.wls.get(key)
+            && let Some(st) = b.plan.as_ref().or(b.sending.as_ref()).map(|p| &p.status)
+        {
+            w.status = Some(st.clone());
+        }
+        Some(w)
+    }
+
+    pub(super) fn book(&mut self, key: &WorkloadKey) -> &mut WlBook {
+        self.m.wls.entry(key.clone()).or_default()
+    }
+
+    pub(super) fn job_book(&mut self, key: &ObjectKey) -> &mut JobBook {
+        self.m.jobs.entry(key.clone()).or_default()
+    }
+}

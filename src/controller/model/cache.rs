@@ -1,0 +1,135 @@
+//! The model's read access to the cluster: the watch stores in the controller, a
+//! [`MemoryCache`] in tests. Reads only; the model never writes through it.
+//!
+//! Invariants: a lookup returns the newest version the watches have seen (the model layers
+//! its own not-yet-echoed writes on top); lists may come in any order (the model sorts where
+//! order matters).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::core::v1::Namespace;
+
+use crate::api::{
+    ClusterQueue, Cohort, LocalQueue, ResourceFlavor, Workload, WorkloadPriorityClass,
+};
+use crate::manifests::ObjectKey;
+use crate::scheduler::key::WorkloadKey;
+
+/// Read access to every kind the controller watches.
+pub trait Cache {
+    fn workload(&self, key: &WorkloadKey) -> Option<Arc<Workload>>;
+    fn job(&self, key: &ObjectKey) -> Option<Arc<Job>>;
+    fn workloads(&self) -> Vec<Arc<Workload>>;
+    fn jobs(&self) -> Vec<Arc<Job>>;
+    fn flavors(&self) -> Vec<Arc<ResourceFlavor>>;
+    fn cohorts(&self) -> Vec<Arc<Cohort>>;
+    fn cluster_queues(&self) -> Vec<Arc<ClusterQueue>>;
+    fn local_queues(&self) -> Vec<Arc<LocalQueue>>;
+    fn namespaces(&self) -> Vec<Arc<Namespace>>;
+    fn priority_classes(&self) -> Vec<Arc<WorkloadPriorityClass>>;
+    /// The labels of one namespace (none when it is unknown).
+    fn namespace_labels(&self, name: &str) -> BTreeMap<String, String>;
+    /// The labels of every Node.
+    fn node_labels(&self) -> Vec<BTreeMap<String, String>>;
+}
+
+/// A cache held in memory, filled by hand: the model's tests use it in place of the watches.
+#[derive(Debug, Clone, Default)]
+pub struct MemoryCache {
+    pub workloads: BTreeMap<WorkloadKey, Arc<Workload>>,
+    pub jobs: BTreeMap<ObjectKey, Arc<Job>>,
+    pub flavors: BTreeMap<String, Arc<ResourceFlavor>>,
+    pub cohorts: BTreeMap<String, Arc<Cohort>>,
+    pub cluster_queues: BTreeMap<String, Arc<ClusterQueue>>,
+    pub local_queues: BTreeMap<ObjectKey, Arc<LocalQueue>>,
+    pub namespaces: BTreeMap<String, Arc<Namespace>>,
+    pub priority_classes: BTreeMap<String, Arc<WorkloadPriorityClass>>,
+    pub nodes: Vec<BTreeMap<String, String>>,
+}
+
+fn name_of(meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> String {
+    meta.name.clone().unwrap_or_default()
+}
+
+impl MemoryCache {
+    pub fn put_workload(&mut self, w: Workload) {
+        self.workloads
+            .insert(ObjectKey::workload(&w.metadata), Arc::new(w));
+    }
+
+    pub fn put_job(&mut self, j: Job) {
+        self.jobs
+            .insert(ObjectKey::namespaced(&j.metadata), Arc::new(j));
+    }
+
+    pub fn put_flavor(&mut self, f: ResourceFlavor) {
+        self.flavors.insert(name_of(&f.metadata), Arc::new(f));
+    }
+
+    pub fn put_cohort(&mut self, c: Cohort) {
+        self.cohorts.insert(name_of(&c.metadata), Arc::new(c));
+    }
+
+    pub fn put_cluster_queue(&mut self, cq: ClusterQueue) {
+        self.cluster_queues
+            .insert(name_of(&cq.metadata), Arc::new(cq));
+    }
+
+    pub fn put_local_queue(&mut self, lq: LocalQueue) {
+        self.local_queues
+            .insert(ObjectKey::namespaced(&lq.metadata), Arc::new(lq));
+    }
+
+    pub fn put_namespace(&mut self, ns: Namespace) {
+        self.namespaces.insert(name_of(&ns.metadata), Arc::new(ns));
+    }
+
+    pub fn put_priority_class(&mut self, pc: WorkloadPriorityClass) {
+        self.priority_classes
+            .insert(name_of(&pc.metadata), Arc::new(pc));
+    }
+}
+
+impl Cache for MemoryCache {
+    fn workload(&self, key: &WorkloadKey) -> Option<Arc<Workload>> {
+        self.workloads.get(key).cloned()
+    }
+    fn job(&self, key: &ObjectKey) -> Option<Arc<Job>> {
+        self.jobs.get(key).cloned()
+    }
+    fn workloads(&self) -> Vec<Arc<Workload>> {
+        self.workloads.values().cloned().collect()
+    }
+    fn jobs(&self) -> Vec<Arc<Job>> {
+        self.jobs.values().cloned().collect()
+    }
+    fn flavors(&self) -> Vec<Arc<ResourceFlavor>> {
+        self.flavors.values().cloned().collect()
+    }
+    fn cohorts(&self) -> Vec<Arc<Cohort>> {
+        self.cohorts.values().cloned().collect()
+    }
+    fn cluster_queues(&self) -> Vec<Arc<ClusterQueue>> {
+        self.cluster_queues.values().cloned().collect()
+    }
+    fn local_queues(&self) -> Vec<Arc<LocalQueue>> {
+        self.local_queues.values().cloned().collect()
+    }
+    fn namespaces(&self) -> Vec<Arc<Namespace>> {
+        self.namespaces.values().cloned().collect()
+    }
+    fn priority_classes(&self) -> Vec<Arc<WorkloadPriorityClass>> {
+        self.priority_classes.values().cloned().collect()
+    }
+    fn namespace_labels(&self, name: &str) -> BTreeMap<String, String> {
+        self.namespaces
+            .get(name)
+            .and_then(|n| n.metadata.labels.clone())
+            .unwrap_or_default()
+    }
+    fn node_labels(&self) -> Vec<BTreeMap<String, String>> {
+        self.nodes.clone()
+    }
+}

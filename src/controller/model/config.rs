@@ -1,0 +1,163 @@
+//! The queue configuration, kept in step with the cluster: ResourceFlavors, Cohorts,
+//! ClusterQueues, LocalQueues, Namespaces and the Configuration are converted with the same
+//! code `simulate` uses, and the engine is rebuilt only when that picture changed (status
+//! writes and unrelated edits leave it alone). An object the conversion rejects (a quota that
+//! is not a quantity...) is left out with a warning instead of stopping the controller.
+//! Also: the warning when a flavor's node labels match no Node.
+
+use std::collections::BTreeSet;
+
+use super::Ctx;
+use crate::manifests::ObjectKey;
+use crate::manifests::convert::{self, ConvertOptions};
+use crate::manifests::{Inventory, Origin, Sourced};
+use crate::scheduler::key::WorkloadKey;
+
+fn sourced<T: Clone>(
+    items: Vec<std::sync::Arc<T>>,
+    kind: &str,
+    order: &mut usize,
+) -> Vec<Sourced<T>> {
+    let mut out: Vec<Sourced<T>> = Vec::with_capacity(items.len());
+    for obj in items {
+        *order += 1;
+        out.push(Sourced {
+            obj: (*obj).clone(),
+            origin: Origin {
+                file: format!("cluster ({kind})"),
+                document: *order,
+                order: *order,
+            },
+        });
+    }
+    out
+}
+
+fn by_name<T: kube::Resource>(v: &mut [Sourced<T>]) {
+    v.sort_by(|a, b| {
+        (a.obj.meta().namespace.clone(), a.obj.meta().name.clone())
+            .cmp(&(b.obj.meta().namespace.clone(), b.obj.meta().name.clone()))
+    });
+}
+
+impl Ctx<'_> {
+    /// Re-reads queues, flavors, cohorts and namespaces; rebuilds the engine if they changed.
+    pub(super) fn sync_config(&mut self) {
+        self.m.config_dirty = false;
+        let mut order = 0;
+        let mut inv = Inventory {
+            flavors: sourced(self.cache.flavors(), "ResourceFlavor", &mut order),
+            cohorts: sourced(self.cache.cohorts(), "Cohort", &mut order),
+            cluster_queues: sourced(self.cache.cluster_queues(), "ClusterQueue", &mut order),
+            local_queues: sourced(self.cache.local_queues(), "LocalQueue", &mut order),
+            namespaces: sourced(self.cache.namespaces(), "Namespace", &mut order),
+            config: self.m.settings.config.clone().map(|c| Sourced {
+                obj: c,
+                origin: Origin {
+                    file: "--config".into(),
+                    document: 1,
+                    order: 0,
+                },
+            }),
+            ..Default::default()
+        };
+        by_name(&mut inv.flavors);
+        by_name(&mut inv.cohorts);
+        by_name(&mut inv.cluster_queues);
+        by_name(&mut inv.local_queues);
+        by_name(&mut inv.namespaces);
+        let opts = ConvertOptions {
+            now: self.now.wall,
+            strict_namespace_selector: self.m.settings.strict_namespace_selector,
+        };
+        let mut rejected = BTreeSet::new();
+        let converted = loop {
+            match convert::convert(&inv, &opts) {
+                Ok(c) => break c,
+                Err(e) => {
+                    let Some(object) = e.object.clone() else {
+                        tracing::error!(error = %e, "cannot read the cluster's queues");
+                        return;
+                    };
+                    if !rejected.insert(object.clone()) {
+                        tracing::error!(error = %e, "cannot read the cluster's queues");
+                        return;
+                    }
+                    // Said once per object and problem (queues are re-read on every change).
+                    let report = format!("{object}: {e}");
+                    if self.m.reported_invalid.insert(report) {
+                        tracing::warn!(object = %object, error = %e, "ignoring an object the scheduler cannot use");
+                    }
+                    let name = object
+                        .split_once(' ')
+                        .map(|(_, n)| n.to_string())
+                        .unwrap_or_default();
+                    let is = |meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta| {
+                        let full = match &meta.namespace {
+                            Some(ns) => format!("{ns}/{}", meta.name.as_deref().unwrap_or("")),
+                            None => meta.name.clone().unwrap_or_default(),
+                        };
+                        full == name
+                    };
+                    match object.split_once(' ').map(|(k, _)| k) {
+                        Some("ClusterQueue") => inv.cluster_queues.retain(|s| !is(&s.obj.metadata)),
+                        Some("Cohort") => inv.cohorts.retain(|s| !is(&s.obj.metadata)),
+                        Some("LocalQueue") => inv.local_queues.retain(|s| !is(&s.obj.metadata)),
+                        Some("ResourceFlavor") => inv.flavors.retain(|s| !is(&s.obj.metadata)),
+                        Some("Namespace") => inv.namespaces.retain(|s| !is(&s.obj.metadata)),
+                        _ => {
+                            tracing::error!(error = %e, "cannot read the cluster's queues");
+                            return;
+                        }
+                    }
+                }
+            }
+        };
+        if converted.state == self.m.base {
+            return;
+        }
+        tracing::info!(
+            cluster_queues = converted.state.cluster_queues.len(),
+            local_queues = converted.state.local_queues.len(),
+            flavors = converted.state.flavors.len(),
+            "queue configuration changed; rebuilding the scheduler's picture"
+        );
+        self.m.base = converted.state.clone();
+        let all: Vec<WorkloadKey> = self
+            .cache
+            .workloads()
+            .iter()
+            .map(|w| ObjectKey::workload(&w.metadata))
+            .collect();
+        self.m.dirty_wls.extend(all);
+        self.m.engine.set_cluster_config(converted.state);
+        self.m.schedule = true;
+        self.m.queues_dirty = true;
+    }
+
+    /// Says (once per change) when a ResourceFlavor's node labels match no Node: what it
+    /// admits would then wait at the kube-scheduler.
+    pub(super) fn check_flavor_nodes(&mut self) {
+        self.m.nodes_dirty = false;
+        let nodes = self.cache.node_labels();
+        for f in self.cache.flavors() {
+            let name = f.metadata.name.clone().unwrap_or_default();
+            let labels = &f.spec.node_labels;
+            let matched = labels.is_empty()
+                || nodes
+                    .iter()
+                    .any(|nl| labels.iter().all(|(k, v)| nl.get(k) == Some(v)));
+            let known = self.m.flavors_without_nodes.contains(&name);
+            if !matched && !known {
+                tracing::warn!(flavor = name, node_labels = ?labels, "no Node has this ResourceFlavor's node labels: workloads admitted on it will wait for such a node");
+                self.m.flavors_without_nodes.insert(name);
+            } else if matched && known {
+                tracing::info!(
+                    flavor = name,
+                    "a Node now has this ResourceFlavor's node labels"
+                );
+                self.m.flavors_without_nodes.remove(&name);
+            }
+        }
+    }
+}

@@ -1,0 +1,323 @@
+//! The controller's pure model, in the manner of Linkerd's policy controller: an index fed
+//! by the watches, decisions out as data. It owns the engine and every piece of bookkeeping
+//! (per-Workload and per-Job books, overlays of our own writes, dirty sets), consumes typed
+//! [`Input`]s (watch notices, write outcomes, ticks) with the time passed in, reads the
+//! cluster through a [`Cache`], and answers with [`Action`]s: Workload status writes with
+//! their [`Effect`]s, Workload creates and patches, Job patches, queue status writes, Events
+//! and metric updates. It holds no client, channel, store or registry: the shell
+//! (`controller::shell`) performs the actions and reports their outcomes back.
+//!
+//! Each [`Model::turn`]:
+//! 1. re-reads the queue configuration if it changed ([`config`]),
+//! 2. brings changed Workloads into the engine ([`sync`], policy in [`crate::policy`]),
+//! 3. reconciles changed Jobs ([`jobs`], decisions in [`crate::integration::job`]),
+//! 4. runs scheduling cycles if anything changed ([`scheduling`]),
+//! 5. sends the Workload status writes decided ([`workloads`], shapes in [`crate::status`]),
+//! 6. refreshes ClusterQueue/LocalQueue status and gauges ([`queues`]).
+//!
+//! Invariants: nothing here waits or performs I/O; the same inputs in the same order with the
+//! same cache give the same actions (the engine is deterministic, and every set the model
+//! iterates is ordered). Quota an admission takes is held from the decision on; a failed write
+//! gives it back when the Workload is re-read; freed quota is reused only after the release is
+//! written.
+
+pub mod book;
+pub mod cache;
+pub mod config;
+pub mod events;
+pub mod jobs;
+pub mod plan;
+pub mod queues;
+pub mod scheduling;
+pub mod sync;
+pub mod workloads;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Instant;
+
+use k8s_openapi::api::core::v1::ObjectReference;
+
+pub use book::{JobBook, WlBook, owner_job};
+pub use cache::{Cache, MemoryCache};
+pub use plan::{Action, Effect, EventText, Input, Now, StatusWrite, WriteError, WriteResult};
+
+use crate::api::config::Configuration;
+use crate::integration::job::ManagedJobs;
+use crate::kube::watch::Kind;
+use crate::manifests::ObjectKey;
+use crate::manifests::key::DEFAULT_NAMESPACE;
+use crate::metrics::MetricUpdate;
+use crate::scheduler::Engine;
+use crate::scheduler::key::WorkloadKey;
+use crate::scheduler::model::ClusterState;
+
+/// Settings from the Configuration and the command line.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    pub strict_namespace_selector: bool,
+    pub exclude_resource_prefixes: Vec<String>,
+    /// Which Jobs the Job integration manages.
+    pub managed_jobs: ManagedJobs,
+    /// The Configuration file, when one was given (it then also drives the scheduler).
+    pub config: Option<Configuration>,
+}
+
+/// The model's state. Only the loop task holds it.
+pub struct Model {
+    settings: Settings,
+    engine: Engine,
+    /// The queue/flavor/cohort/namespace picture the engine was last built from.
+    base: ClusterState,
+    wls: BTreeMap<WorkloadKey, WlBook>,
+    jobs: BTreeMap<ObjectKey, JobBook>,
+    /// Job -> its Workload.
+    owned: BTreeMap<ObjectKey, WorkloadKey>,
+    dirty_wls: BTreeSet<WorkloadKey>,
+    /// Workloads with a status write not yet sent.
+    planned: BTreeSet<WorkloadKey>,
+    dirty_jobs: BTreeSet<ObjectKey>,
+    config_dirty: bool,
+    /// The engine changed since the last scheduling cycle.
+    schedule: bool,
+    /// Queue status and gauges need recomputing.
+    queues_dirty: bool,
+    busy_queues: BTreeSet<ObjectKey>,
+    queues_written_at: Option<Instant>,
+    /// Nodes or flavors changed: check which flavors match no Node.
+    nodes_dirty: bool,
+    /// Flavors reported as matching no Node.
+    flavors_without_nodes: BTreeSet<String>,
+    /// Invalid queue objects already reported.
+    reported_invalid: BTreeSet<String>,
+    /// What the shell has not taken yet.
+    actions: Vec<Action>,
+}
+
+/// One call into the model: its state, read access to the cluster, and the time.
+pub(crate) struct Ctx<'a> {
+    m: &'a mut Model,
+    cache: &'a dyn Cache,
+    now: Now,
+}
+
+/// A namespaced watch key as a Workload key (the default-namespace rule of
+/// [`crate::manifests::key`]).
+fn workload_key(key: &ObjectKey) -> WorkloadKey {
+    WorkloadKey::new(
+        key.namespace.as_deref().unwrap_or(DEFAULT_NAMESPACE),
+        key.name.clone(),
+    )
+}
+
+impl Model {
+    pub fn new(settings: Settings) -> Model {
+        Model {
+            settings,
+            engine: Engine::new(ClusterState::default()),
+            base: ClusterState::default(),
+            wls: BTreeMap::new(),
+            jobs: BTreeMap::new(),
+            owned: BTreeMap::new(),
+            dirty_wls: BTreeSet::new(),
+            planned: BTreeSet::new(),
+            dirty_jobs: BTreeSet::new(),
+            config_dirty: true,
+            schedule: true,
+            queues_dirty: true,
+            busy_queues: BTreeSet::new(),
+            queues_written_at: None,
+            nodes_dirty: true,
+            flavors_without_nodes: BTreeSet::new(),
+            reported_invalid: BTreeSet::new(),
+            actions: Vec::new(),
+        }
+    }
+
+    fn ctx<'a>(&'a mut self, cache: &'a dyn Cache, now: Now) -> Ctx<'a> {
+        Ctx {
+            m: self,
+            cache,
+            now,
+        }
+    }
+
+    /// Once the caches are synced: the queue configuration, then everything the lists
+    /// brought needs a look, Workloads (with their admissions) before the first cycle so
+    /// nothing is admitted twice after a restart.
+    pub fn start(&mut self, cache: &dyn Cache, now: Now) {
+        let mut cx = self.ctx(cache, now);
+        cx.sync_config();
+        for w in cache.workloads() {
+            cx.m.dirty_wls.insert(ObjectKey::workload(&w.metadata));
+        }
+        for j in cache.jobs() {
+            cx.m.dirty_jobs.insert(ObjectKey::namespaced(&j.metadata));
+        }
+    }
+
+    /// Takes one input in. The work it causes happens in the next [`Model::turn`].
+    pub fn handle(&mut self, cache: &dyn Cache, input: Input, now: Now) {
+        let mut cx = self.ctx(cache, now);
+        match input {
+            Input::Changed { kind, key } => cx.changed(kind, Some(key)),
+            Input::Relisted(kind) => cx.changed(kind, None),
+            Input::Tick => cx.tick(),
+            Input::WorkloadWritten { key, result } => cx.on_workload_written(key, result),
+            Input::WorkloadCreated { job, result } => cx.on_workload_created(job, result),
+            Input::WorkloadPatched { key, result } => cx.on_workload_patched(key, result),
+            Input::JobWritten { key, result, event } => cx.on_job_written(key, result, event),
+            Input::QueueWritten { key, ok } => cx.on_queue_written(key, ok),
+        }
+    }
+
+    /// One turn (see the module docs).
+    pub fn turn(&mut self, cache: &dyn Cache, now: Now) {
+        let mut cx = self.ctx(cache, now);
+        if cx.m.config_dirty {
+            cx.sync_config();
+        }
+        for key in std::mem::take(&mut cx.m.dirty_wls) {
+            cx.sync_workload(&key);
+        }
+        for key in std::mem::take(&mut cx.m.dirty_jobs) {
+            cx.reconcile_job(&key);
+        }
+        cx.schedule();
+        cx.flush_plans();
+        cx.update_queues();
+        if cx.m.nodes_dirty {
+            cx.check_flavor_nodes();
+        }
+    }
+
+    /// The actions decided since the last call, in order.
+    pub fn take_actions(&mut self) -> Vec<Action> {
+        std::mem::take(&mut self.actions)
+    }
+
+    /// Scheduling cycles are left over from the last turn (it stopped to let new inputs
+    /// in): turn again at once rather than at the next tick.
+    pub fn wants_turn(&self) -> bool {
+        self.schedule
+    }
+
+    /// The engine, to look at (tests, diagnostics).
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// The bookkeeping of one Workload, to look at.
+    pub fn workload_book(&self, key: &WorkloadKey) -> Option<&WlBook> {
+        self.wls.get(key)
+    }
+}
+
+impl Ctx<'_> {
+    fn act(&mut self, action: Action) {
+        self.m.actions.push(action);
+    }
+
+    fn event(&mut self, about: ObjectReference, text: EventText) {
+        self.act(Action::Event { about, text });
+    }
+
+    fn metric(&mut self, update: MetricUpdate) {
+        self.act(Action::Metric(update));
+    }
+
+    fn changed(&mut self, kind: Kind, key: Option<ObjectKey>) {
+        match (kind, key) {
+            (Kind::Workload, Some(k)) => {
+                let k = workload_key(&k);
+                // Reported but not in the store: deleted. Our copy of it goes too.
+                if self.cache.workload(&k).is_none()
+                    && let Some(b) = self.m.wls.get_mut(&k)
+                {
+                    b.overlay = None;
+                }
+                self.m.dirty_wls.insert(k);
+            }
+            (Kind::Workload, None) => {
+                let all: Vec<WorkloadKey> = self
+                    .cache
+                    .workloads()
+                    .iter()
+                    .map(|w| ObjectKey::workload(&w.metadata))
+                    .collect();
+                self.m.dirty_wls.extend(all);
+                let known: Vec<WorkloadKey> = self.m.wls.keys().cloned().collect();
+                self.m.dirty_wls.extend(known);
+            }
+            (Kind::Job, Some(k)) => {
+                if self.cache.job(&k).is_none()
+                    && let Some(b) = self.m.jobs.get_mut(&k)
+                {
+                    b.overlay = None;
+                }
+                self.m.dirty_jobs.insert(k);
+            }
+            (Kind::Job, None) => {
+                let all: Vec<ObjectKey> = self
+                    .cache
+                    .jobs()
+                    .iter()
+                    .map(|j| ObjectKey::namespaced(&j.metadata))
+                    .collect();
+                self.m.dirty_jobs.extend(all);
+                let known: Vec<ObjectKey> = self.m.jobs.keys().cloned().collect();
+                self.m.dirty_jobs.extend(known);
+            }
+            (Kind::WorkloadPriorityClass, _) => {
+                // Jobs refused for a missing class may go now.
+                let waiting: Vec<ObjectKey> = self
+                    .m
+                    .jobs
+                    .iter()
+                    .filter(|(_, b)| b.reported.is_some())
+                    .map(|(k, _)| k.clone())
+                    .collect();
+                self.m.dirty_jobs.extend(waiting);
+            }
+            (Kind::ClusterQueue | Kind::LocalQueue, _) => {
+                self.m.config_dirty = true;
+                self.m.queues_dirty = true;
+            }
+            (Kind::ResourceFlavor, _) => {
+                self.m.config_dirty = true;
+                self.m.nodes_dirty = true;
+                // Jobs waiting to start may need a flavor that just appeared.
+                let all: Vec<ObjectKey> = self.m.owned.keys().cloned().collect();
+                self.m.dirty_jobs.extend(all);
+            }
+            (Kind::Cohort | Kind::Namespace, _) => self.m.config_dirty = true,
+            (Kind::Node, _) => self.m.nodes_dirty = true,
+        }
+    }
+
+    /// Backoffs that ran out: look at those Workloads and Jobs again.
+    fn tick(&mut self) {
+        let now = self.now.instant;
+        let due: Vec<WorkloadKey> = self
+            .m
+            .wls
+            .iter()
+            .filter(|(_, b)| b.retry_at.is_some_and(|t| t <= now))
+            .map(|(k, _)| k.clone())
+            .collect();
+        for k in due {
+            self.book(&k).retry_at = None;
+            self.m.dirty_wls.insert(k);
+        }
+        let due: Vec<ObjectKey> = self
+            .m
+            .jobs
+            .iter()
+            .filter(|(_, b)| b.retry_at.is_some_and(|t| t <= now))
+            .map(|(k, _)| k.clone())
+            .collect();
+        for k in due {
+            self.job_book(&k).retry_at = None;
+            self.m.dirty_jobs.insert(k);
+        }
+    }
+}

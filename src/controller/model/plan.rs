@@ -1,0 +1,225 @@
+//! What goes into the model and what comes out, as data. Inputs: watch notices, the outcome
+//! of each write the model asked for, ticks. Outputs ([`Action`]): writes with everything
+//! needed to perform them, Events, metric updates. The shell performs actions and reports
+//! every write's outcome back as an [`Input`]; it decides nothing.
+//!
+//! Invariants: a Workload has at most one write in flight (status, patch or finalizer
+//! removal), and a Job at most one write sequence; every write action is answered by exactly
+//! one input carrying its key.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::core::v1::ObjectReference;
+use serde_json::Value;
+
+use crate::api::{ClusterQueueStatus, LocalQueueStatus, Workload, WorkloadStatus};
+use crate::integration::job::JobStep;
+use crate::kube::watch::Kind;
+use crate::manifests::ObjectKey;
+use crate::metrics::MetricUpdate;
+use crate::scheduler::key::WorkloadKey;
+use crate::scheduler::model::Millis;
+
+/// The clock at one moment: wall time for what is written (condition times, queue times),
+/// a monotonic instant for backoffs and write pacing.
+#[derive(Debug, Clone, Copy)]
+pub struct Now {
+    pub wall: Millis,
+    pub instant: Instant,
+}
+
+/// Why a write failed, as far as the model cares.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WriteError {
+    /// 404: the object is gone.
+    NotFound,
+    /// 409: someone changed it meanwhile (or it exists already, for a create).
+    Conflict,
+    /// 422: not (yet) in a state that allows the change.
+    Invalid,
+    /// Anything else (network, 5xx, timeouts), with the error's text for the log.
+    Failed(String),
+}
+
+impl std::fmt::Display for WriteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WriteError::NotFound => f.write_str("not found"),
+            WriteError::Conflict => f.write_str("conflict"),
+            WriteError::Invalid => f.write_str("invalid"),
+            WriteError::Failed(e) => f.write_str(e),
+        }
+    }
+}
+
+pub type WriteResult<T> = Result<T, WriteError>;
+
+/// What reaches the model. (Short-lived, one per notice or write: their size does not
+/// matter.)
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone)]
+pub enum Input {
+    /// A watched object was added, changed or deleted: the cache has its current state.
+    Changed {
+        kind: Kind,
+        key: ObjectKey,
+    },
+    /// A kind was (re-)listed: everything of it needs a look (deletions during an outage
+    /// have no notice of their own).
+    Relisted(Kind),
+    /// The loop's timer: backoffs that ran out are looked at again.
+    Tick,
+    WorkloadWritten {
+        key: WorkloadKey,
+        result: WriteResult<Workload>,
+    },
+    WorkloadCreated {
+        job: ObjectKey,
+        result: WriteResult<Workload>,
+    },
+    /// A Workload's metadata or spec patched (finalizer removed, queue or podSets changed).
+    WorkloadPatched {
+        key: WorkloadKey,
+        result: WriteResult<Workload>,
+    },
+    /// A Job write sequence ended: the last Job returned (if any step ran), and the Event
+    /// that is due because its first step succeeded.
+    JobWritten {
+        key: ObjectKey,
+        result: WriteResult<Option<Job>>,
+        event: Option<EventText>,
+    },
+    QueueWritten {
+        key: ObjectKey,
+        ok: bool,
+    },
+}
+
+/// The words of an Event, before it is attached to an object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventText {
+    pub warning: bool,
+    pub reason: String,
+    pub note: String,
+}
+
+impl EventText {
+    pub fn normal(reason: impl Into<String>, note: impl Into<String>) -> EventText {
+        EventText {
+            warning: false,
+            reason: reason.into(),
+            note: note.into(),
+        }
+    }
+
+    pub fn warning(reason: impl Into<String>, note: impl Into<String>) -> EventText {
+        EventText {
+            warning: true,
+            ..EventText::normal(reason, note)
+        }
+    }
+}
+
+/// Something to do once a Workload status write succeeded.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// An Event on the Workload written.
+    Event(EventText),
+    /// An Event on another Workload (the preemptor).
+    EventOn {
+        workload: WorkloadKey,
+        text: EventText,
+    },
+    /// An Event on the Workload's Job.
+    JobEvent(EventText),
+    Metric(MetricUpdate),
+    /// A Workload no Job owns has no pods to wait for: clear its reservation next.
+    ReleaseNow,
+    /// The reservation was cleared: the engine gives the quota back.
+    ReleaseQuota,
+    /// `Finished` was written (with this reason): the engine gives the quota back.
+    FinishQuota {
+        reason: String,
+    },
+    /// Drop the `resource-in-use` finalizer next.
+    RemoveFinalizer,
+}
+
+/// A Workload status to write and what follows a successful write.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StatusWrite {
+    pub status: WorkloadStatus,
+    pub effects: Vec<Effect>,
+    /// The write admits the workload (a failure gives the quota back).
+    pub admits: bool,
+}
+
+impl StatusWrite {
+    pub fn new(status: WorkloadStatus, effects: Vec<Effect>) -> StatusWrite {
+        StatusWrite {
+            status,
+            effects,
+            admits: false,
+        }
+    }
+
+    /// Folds a later write into one not sent yet: the later status wins, effects add up.
+    pub fn supersede(&mut self, mut later: StatusWrite) {
+        let mut effects = std::mem::take(&mut self.effects);
+        effects.append(&mut later.effects);
+        later.effects = effects;
+        later.admits |= self.admits;
+        *self = later;
+    }
+}
+
+/// What the model asks the shell to do. (Short-lived: taken and performed after each turn.)
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// Server-side apply of the Workload's status (`object`: the version it builds on).
+    WriteWorkloadStatus {
+        key: WorkloadKey,
+        object: Arc<Workload>,
+        write: StatusWrite,
+    },
+    CreateWorkload {
+        job: ObjectKey,
+        workload: Workload,
+    },
+    /// Remove `finalizer`, guarded by `object`'s resourceVersion.
+    RemoveFinalizer {
+        key: WorkloadKey,
+        object: Arc<Workload>,
+        finalizer: &'static str,
+    },
+    /// A merge patch of the Workload's spec or metadata, guarded by `object`'s
+    /// resourceVersion.
+    PatchWorkload {
+        key: WorkloadKey,
+        object: Arc<Workload>,
+        patch: Value,
+    },
+    /// Job writes in order; `event` is published once the first one succeeded.
+    WriteJob {
+        key: ObjectKey,
+        steps: Vec<JobStep>,
+        event: Option<EventText>,
+    },
+    WriteClusterQueueStatus {
+        key: ObjectKey,
+        status: ClusterQueueStatus,
+    },
+    WriteLocalQueueStatus {
+        key: ObjectKey,
+        status: LocalQueueStatus,
+    },
+    /// Publish an Event (fire and forget).
+    Event {
+        about: ObjectReference,
+        text: EventText,
+    },
+    Metric(MetricUpdate),
+}

@@ -1,0 +1,223 @@
+//! Scheduling cycles over the engine, each decision turned into a Workload status write
+//! (sent by the shell concurrently, never awaited by the loop) and, on success, the Events and
+//! metrics upstream records.
+//!
+//! Cycles run, only after something changed, while they make progress: something admitted, a
+//! new eviction issued, or a workload not yet looked at evaluated (so every pending workload
+//! gets its reason, as upstream's loop pops every head in turn). An admitted workload holds
+//! its quota in the engine from the moment of the decision; evicted ones keep theirs until
+//! their pods are gone.
+
+use std::collections::BTreeSet;
+use std::time::Instant;
+
+use crate::metrics::MetricUpdate;
+use crate::scheduler::Decision;
+use crate::scheduler::decision::Target;
+use crate::scheduler::key::WorkloadKey;
+use crate::status;
+
+use super::events;
+use super::plan::{Effect, EventText, StatusWrite};
+use super::{Ctx, owner_job};
+
+/// Upper bound of cycles per loop turn, so watch events are never starved.
+const MAX_CYCLES_PER_TURN: usize = 64;
+
+impl Ctx<'_> {
+    pub(super) fn schedule(&mut self) {
+        if !self.m.schedule {
+            return;
+        }
+        self.m.schedule = false;
+        let now = self.now.wall;
+        // Workloads already evaluated in this run: a cycle that only meets them again (a
+        // StrictFIFO head, a preemptor waiting for its victims) ends the run.
+        let mut seen = BTreeSet::new();
+        for turn in 0.. {
+            if turn == MAX_CYCLES_PER_TURN {
+                self.m.schedule = true;
+                break;
+            }
+            // Only measured, never decided on: the attempt-duration histogram.
+            let started = Instant::now();
+            let outcome = self.m.engine.run_cycle(now);
+            if outcome.decisions.is_empty() {
+                break;
+            }
+            let admitted_any = outcome.admitted().next().is_some();
+            self.metric(MetricUpdate::AdmissionAttempt {
+                admitted: admitted_any,
+                seconds: started.elapsed().as_secs_f64(),
+            });
+            self.m.queues_dirty = true;
+            let mut progress = admitted_any;
+            for d in &outcome.decisions {
+                progress |= seen.insert(d.workload.clone());
+            }
+            for d in outcome.decisions {
+                let key = d.workload;
+                match d.decision {
+                    Decision::Admitted { cluster_queue, .. } => {
+                        self.plan_admission(&key, &cluster_queue)
+                    }
+                    Decision::Preempting {
+                        cluster_queue,
+                        targets,
+                        message,
+                        ..
+                    } => {
+                        self.plan_pending(&key, "WaitingForPreemptedWorkloads", &message);
+                        for t in &targets {
+                            progress |= self.plan_eviction(&key, &cluster_queue, t);
+                        }
+                    }
+                    Decision::Pending {
+                        reason, message, ..
+                    } => self.plan_pending(&key, reason.as_str(), &message),
+                }
+            }
+            if !progress {
+                break;
+            }
+        }
+    }
+
+    fn plan_admission(&mut self, key: &WorkloadKey, cluster_queue: &str) {
+        let now = self.now.wall;
+        let Some(adm) = self
+            .m
+            .engine
+            .workload(key)
+            .and_then(|w| w.admission.clone())
+        else {
+            return;
+        };
+        let Some(w) = self.effective_workload(key) else {
+            return;
+        };
+        let wait = status::queued_wait_seconds(&w, now);
+        let priority_class = w.spec.priority_class_name.clone().unwrap_or_default();
+        let mut st = w.status.clone().unwrap_or_default();
+        status::admit(&mut st, &adm, now);
+        tracing::info!(
+            workload = %key,
+            cluster_queue,
+            wait_seconds = wait,
+            "quota reserved"
+        );
+        let effects = vec![
+            Effect::Event(EventText::normal(
+                "QuotaReserved",
+                events::quota_reserved(cluster_queue, wait),
+            )),
+            Effect::Event(EventText::normal(
+                "Admitted",
+                events::admitted(cluster_queue),
+            )),
+            Effect::Metric(MetricUpdate::Admitted {
+                cluster_queue: cluster_queue.to_string(),
+                priority_class,
+                wait_seconds: wait,
+            }),
+        ];
+        self.book(key).evicting = false;
+        self.set_plan(
+            key,
+            StatusWrite {
+                admits: true,
+                ..StatusWrite::new(st, effects)
+            },
+        );
+    }
+
+    /// `QuotaReserved=False` with this reason and message, when that changes anything.
+    fn plan_pending(&mut self, key: &WorkloadKey, reason: &str, message: &str) {
+        let Some(model) = self.m.engine.workload(key).cloned() else {
+            return;
+        };
+        let Some(w) = self.effective_workload(key) else {
+            return;
+        };
+        let before = w.status.clone().unwrap_or_default();
+        let mut st = before.clone();
+        status::pending(&mut st, reason, message, &model, self.now.wall);
+        if status::same_ignoring_times(&before, &st) {
+            return;
+        }
+        tracing::debug!(workload = %key, reason, message, "pending");
+        let effects = vec![Effect::Event(EventText::warning(reason, message))];
+        self.set_plan(key, StatusWrite::new(st, effects));
+    }
+
+    /// Evicts one preemption target, unless that is already under way. Returns whether a new
+    /// eviction was issued.
+    fn plan_eviction(&mut self, preemptor: &WorkloadKey, preemptor_cq: &str, t: &Target) -> bool {
+        let victim_key = t.workload.clone();
+        let now = self.now;
+        let book = self.book(&victim_key);
+        if book.evicting || book.backing_off(now.instant) {
+            return false;
+        }
+        let Some(victim) = self.effective_workload(&victim_key) else {
+            return false;
+        };
+        let already = victim
+            .status
+            .as_ref()
+            .is_some_and(|s| s.condition_is_true(crate::api::workload_status::condition::EVICTED));
+        self.book(&victim_key).evicting = true;
+        if already {
+            return false;
+        }
+        let preemptor_priority = self.m.engine.workload(preemptor).map_or(0, |w| w.priority);
+        let priority_class = victim.spec.priority_class_name.clone().unwrap_or_default();
+        let mut st = victim.status.clone().unwrap_or_default();
+        let first = status::evict(&mut st, t.reason, &t.message, now.wall);
+        tracing::info!(
+            workload = %t.workload,
+            preemptor = %preemptor,
+            reason = t.reason.as_str(),
+            "preempting"
+        );
+        let uid = victim.metadata.uid.clone().unwrap_or_default();
+        let mut effects = vec![
+            Effect::Event(EventText::normal(
+                "EvictedDueToPreempted",
+                t.message.clone(),
+            )),
+            Effect::Event(EventText::normal(
+                "Preempted",
+                events::preempted(&t.message, preemptor_priority, t.priority),
+            )),
+            Effect::EventOn {
+                workload: preemptor.clone(),
+                text: EventText::normal(
+                    "PreemptedWorkload",
+                    events::preempted_workload(
+                        &t.workload.to_string(),
+                        &uid,
+                        &t.cluster_queue,
+                        preemptor_priority,
+                        t.priority,
+                    ),
+                ),
+            },
+            Effect::Metric(MetricUpdate::Evicted {
+                cluster_queue: t.cluster_queue.clone(),
+                reason: "Preempted".to_string(),
+                priority_class,
+                first,
+            }),
+            Effect::Metric(MetricUpdate::Preempted {
+                preempting_cluster_queue: preemptor_cq.to_string(),
+                reason: t.reason.as_str().to_string(),
+            }),
+        ];
+        if owner_job(&victim).is_none() {
+            effects.push(Effect::ReleaseNow);
+        }
+        self.set_plan(&victim_key, StatusWrite::new(st, effects));
+        true
+    }
+}

@@ -1,0 +1,239 @@
+//! Keeping the engine in step with each changed Workload: converted with the code `simulate`
+//! uses and upserted only when something the scheduler reads differs from what the engine
+//! holds (our own status writes echo back as no-ops). On the way, the workload controller's
+//! policy ([`crate::policy::workload`]) turns into status writes: deactivation and draining
+//! evictions, the requeue that undoes them, the reason a Workload cannot even queue, and the
+//! lifecycle of Workloads no Job owns.
+
+use crate::api::Workload;
+use crate::manifests::Origin;
+use crate::manifests::convert;
+use crate::metrics::MetricUpdate;
+use crate::policy::workload::{self as policy, PlainWorkloadStep, QueueTransition};
+use crate::scheduler::PendingReason;
+use crate::scheduler::decision::Blocked;
+use crate::scheduler::key::WorkloadKey;
+use crate::scheduler::model::{Admission, Workload as Model};
+use crate::status;
+
+use super::plan::{Effect, EventText, StatusWrite};
+use super::{Ctx, owner_job};
+
+/// A stable tie-break from the UID (live objects have no document order).
+pub fn tiebreak(uid: &str) -> u64 {
+    let hex: String = uid
+        .chars()
+        .filter(|c| c.is_ascii_hexdigit())
+        .take(16)
+        .collect();
+    u64::from_str_radix(&hex, 16).unwrap_or(0)
+}
+
+impl Ctx<'_> {
+    /// Brings one Workload into the engine (or out of it).
+    pub(super) fn sync_workload(&mut self, key: &WorkloadKey) {
+        if self.m.wls.get(key).is_some_and(|b| b.writing()) {
+            return;
+        }
+        let Some(obj) = self.latest_workload(key) else {
+            if self.m.engine.remove_workload(key) {
+                tracing::debug!(workload = %key, "workload gone");
+                self.m.schedule = true;
+                self.m.queues_dirty = true;
+            }
+            self.m.wls.remove(key);
+            self.m.owned.retain(|_, w| w != key);
+            return;
+        };
+        let owner = owner_job(&obj);
+        if let Some(job) = &owner {
+            self.m.owned.insert(job.clone(), key.clone());
+            self.m.dirty_jobs.insert(job.clone());
+        }
+        let origin = Origin {
+            file: "cluster (Workload)".into(),
+            document: 0,
+            order: 0,
+        };
+        let uid = obj.metadata.uid.clone().unwrap_or_default();
+        let mut m = match convert::workload(
+            &origin,
+            &obj,
+            tiebreak(&uid),
+            self.now.wall,
+            &self.m.settings.exclude_resource_prefixes,
+        ) {
+            Ok(m) => m,
+            Err(e) => {
+                tracing::warn!(workload = %key, error = %e, "ignoring a Workload the scheduler cannot read");
+                if self.m.engine.remove_workload(key) {
+                    self.m.schedule = true;
+                }
+                return;
+            }
+        };
+        let backoff = self
+            .m
+            .wls
+            .get(key)
+            .is_some_and(|b| b.backing_off(self.now.instant));
+        if backoff {
+            // A write for it just failed: keep it out of the queues for a moment.
+            m.requeue_blocked = true;
+        }
+        // After a failed write, nothing new is planned for it until the backoff passes (the
+        // tick looks at it again then).
+        if !backoff {
+            self.evictions_and_requeues(key, &obj, &mut m);
+        }
+        if self.differs(key, &m) {
+            tracing::debug!(workload = %key, "workload changed");
+            if m.admission.is_none() {
+                self.book(key).evicting = false;
+            }
+            self.m.engine.upsert_workload(m);
+            self.m.schedule = true;
+            self.m.queues_dirty = true;
+        }
+        if backoff {
+            return;
+        }
+        if self.m.wls.get(key).is_none_or(|b| b.plan.is_none()) {
+            self.blocked_reason(key, &obj);
+        }
+        // A Workload whose Job is gone (deleted: the garbage collector deletes the Workload
+        // too) is handled like one without a Job.
+        let job_gone = owner.as_ref().is_some_and(|j| {
+            let uid = obj
+                .metadata
+                .owner_references
+                .iter()
+                .flatten()
+                .find(|o| o.kind == "Job")
+                .map(|o| o.uid.clone());
+            self.latest_job(j).is_none_or(|job| job.metadata.uid != uid)
+        });
+        if owner.is_none() || (job_gone && obj.metadata.deletion_timestamp.is_some()) {
+            match policy::plain_workload_step(&obj) {
+                PlainWorkloadStep::Nothing => {}
+                PlainWorkloadStep::RemoveFinalizer => self.remove_finalizer(key),
+                PlainWorkloadStep::Release => self.release(key),
+            }
+        }
+    }
+
+    /// Evictions upstream's workload controller makes besides preemption, and their undoing
+    /// ([`crate::policy::workload`]), as status writes.
+    fn evictions_and_requeues(&mut self, key: &WorkloadKey, obj: &Workload, m: &mut Model) {
+        let engine_admission: Option<Admission> = self
+            .m
+            .engine
+            .workload(key)
+            .and_then(|w| w.admission.clone());
+        policy::hold_while_deactivated(obj, m, engine_admission.as_ref());
+        match policy::queue_transition(obj, &self.m.base, self.now.wall) {
+            None => {}
+            Some(QueueTransition::Evict(e)) => {
+                tracing::info!(workload = %key, reason = e.reason, "evicting");
+                let mut effects = vec![Effect::Event(EventText::normal(
+                    format!("EvictedDueTo{}", e.reason),
+                    e.message,
+                ))];
+                if let Some(cluster_queue) = e.cluster_queue {
+                    effects.push(Effect::Metric(MetricUpdate::Evicted {
+                        cluster_queue,
+                        reason: e.reason.to_string(),
+                        priority_class: obj.spec.priority_class_name.clone().unwrap_or_default(),
+                        first: e.first,
+                    }));
+                }
+                self.set_plan(key, StatusWrite::new(e.status, effects));
+            }
+            Some(QueueTransition::Requeue(r)) => {
+                self.set_plan(key, StatusWrite::new(r.status, Vec::new()));
+                // Queued once that is written.
+                m.requeue_blocked = true;
+            }
+        }
+    }
+
+    /// Writes why a Workload that cannot even queue waits (missing LocalQueue, stopped or
+    /// inactive ClusterQueue...), as upstream's workload controller does.
+    fn blocked_reason(&mut self, key: &WorkloadKey, obj: &Workload) {
+        let Some(Blocked {
+            reason, message, ..
+        }) = self.m.engine.blocked_reason(key)
+        else {
+            return;
+        };
+        if reason == PendingReason::Deactivated {
+            return;
+        }
+        let Some(model) = self.m.engine.workload(key).cloned() else {
+            return;
+        };
+        let before = obj.status.clone().unwrap_or_default();
+        let mut st = before.clone();
+        status::pending(&mut st, reason.as_str(), &message, &model, self.now.wall);
+        if !status::same_ignoring_times(&before, &st) {
+            let effects = vec![Effect::Event(EventText::warning(reason.as_str(), message))];
+            self.set_plan(key, StatusWrite::new(st, effects));
+        }
+    }
+
+    /// Does the converted Workload differ, in anything the scheduler reads, from the engine's?
+    fn differs(&self, key: &WorkloadKey, m: &Model) -> bool {
+        let engine = &self.m.engine;
+        let Some(cur) = engine.workload(key) else {
+            return true;
+        };
+        let holding = |w: &Model| -> Option<Admission> {
+            if w.finished || !w.active {
+                None
+            } else {
+                w.admission.clone()
+            }
+        };
+        let cur_evicted = engine.holding_queue(key).is_some() && engine.is_evicted(key);
+        let new_evicted = m.admission.is_some() && m.evicted;
+        (
+            &m.uid,
+            &m.queue_name,
+            m.priority,
+            m.queue_time,
+            &m.pod_sets,
+            m.active,
+            m.finished,
+            holding(m),
+            m.requeue_blocked,
+        ) != (
+            &cur.uid,
+            &cur.queue_name,
+            cur.priority,
+            cur.queue_time,
+            &cur.pod_sets,
+            cur.active,
+            cur.finished,
+            holding(cur),
+            cur.requeue_blocked,
+        ) || new_evicted != cur_evicted
+            || m.reclaimable != cur.reclaimable
+            || m.unsupported != cur.unsupported
+            || (m.admission.is_some() && m.admitted != cur.admitted)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tiebreak;
+
+    #[test]
+    fn tiebreak_reads_the_uid_as_hex() {
+        assert_eq!(tiebreak("00000000-0000-0000-0000-000000000001"), 0);
+        assert!(
+            tiebreak("ffff0000-0000-0000-0000-000000000000")
+                > tiebreak("0fff0000-0000-0000-0000-000000000000")
+        );
+        assert_eq!(tiebreak(""), 0);
+    }
+}

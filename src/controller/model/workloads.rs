@@ -1,0 +1,255 @@
+//! Workload writes and their outcomes: planned statuses sent (one write per Workload at a
+//! time, many Workloads at once), the Events, metrics and engine updates of a successful
+//! write ([`Effect`]), and what a failed one means (NotFound: the Workload is gone; otherwise
+//! the engine goes back to what the API server holds and the Workload waits a little before
+//! it is tried again). Also the Workload-side steps others ask for: release a reservation,
+//! finish, drop the finalizer, patch the spec.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use kube_core::Resource;
+
+use crate::api::Workload;
+use crate::manifests::job::RESOURCE_IN_USE_FINALIZER;
+use crate::metrics::MetricUpdate;
+use crate::scheduler::key::WorkloadKey;
+use crate::status;
+
+use super::plan::{Action, Effect, StatusWrite, WriteError, WriteResult};
+use super::{Ctx, owner_job};
+
+/// Backoff after a failed write: 1 s doubling to 30 s.
+pub(crate) fn backoff(failures: u32) -> Duration {
+    Duration::from_secs((1u64 << failures.min(5)).min(30))
+}
+
+fn has_finalizer(obj: &Workload) -> bool {
+    obj.metadata
+        .finalizers
+        .iter()
+        .flatten()
+        .any(|f| f == RESOURCE_IN_USE_FINALIZER)
+}
+
+impl Ctx<'_> {
+    /// Queues a status write, merging with one not yet sent.
+    pub(super) fn set_plan(&mut self, key: &WorkloadKey, write: StatusWrite) {
+        let book = self.book(key);
+        match &mut book.plan {
+            Some(old) => old.supersede(write),
+            None => book.plan = Some(write),
+        }
+        self.m.planned.insert(key.clone());
+    }
+
+    /// Sends every planned status whose Workload has no write in flight.
+    pub(super) fn flush_plans(&mut self) {
+        for key in std::mem::take(&mut self.m.planned) {
+            if self.m.wls.get(&key).is_some_and(|b| b.busy) {
+                self.m.planned.insert(key);
+                continue;
+            }
+            let Some(write) = self.m.wls.get_mut(&key).and_then(|b| b.plan.take()) else {
+                continue;
+            };
+            let Some(object) = self.latest_workload(&key) else {
+                // Deleted meanwhile: nothing to write to.
+                self.m.dirty_wls.insert(key);
+                continue;
+            };
+            let book = self.book(&key);
+            book.busy = true;
+            book.sending = Some(write.clone());
+            self.act(Action::WriteWorkloadStatus { key, object, write });
+        }
+    }
+
+    pub(super) fn on_workload_written(&mut self, key: WorkloadKey, result: WriteResult<Workload>) {
+        self.m.dirty_wls.insert(key.clone());
+        let now = self.now.instant;
+        let book = self.book(&key);
+        book.busy = false;
+        let write = book.sending.take().unwrap_or_default();
+        match result {
+            Ok(obj) => {
+                book.failures = 0;
+                book.retry_at = None;
+                let obj = Arc::new(obj);
+                book.overlay = Some(obj.clone());
+                if let Some(job) = owner_job(&obj) {
+                    self.m.dirty_jobs.insert(job);
+                }
+                for effect in write.effects {
+                    self.apply_effect(&key, &obj, effect);
+                }
+            }
+            Err(WriteError::NotFound) => {
+                tracing::debug!(
+                    workload = %key,
+                    "workload gone before its status was written"
+                );
+            }
+            Err(e) => {
+                if write.admits {
+                    tracing::warn!(workload = %key, error = %e, "Could not admit Workload and assign flavors in apiserver");
+                } else {
+                    tracing::warn!(workload = %key, error = %e, "could not update the Workload's status");
+                }
+                book.failures += 1;
+                book.retry_at = Some(now + backoff(book.failures));
+                book.evicting = false;
+                // Whatever the plan did to the engine is undone when the Workload is re-read
+                // from the API server (sync_workload) with its retry pending.
+                book.plan = None;
+            }
+        }
+    }
+
+    fn apply_effect(&mut self, key: &WorkloadKey, obj: &Arc<Workload>, effect: Effect) {
+        match effect {
+            Effect::Event(text) => self.event(obj.object_ref(&()), text),
+            Effect::EventOn { workload, text } => {
+                if let Some(o) = self.latest_workload(&workload) {
+                    self.event(o.object_ref(&()), text);
+                }
+            }
+            Effect::JobEvent(text) => {
+                if let Some(job) = owner_job(obj).and_then(|j| self.latest_job(&j)) {
+                    self.event(job.object_ref(&()), text);
+                }
+            }
+            Effect::Metric(update) => self.metric(update),
+            Effect::ReleaseNow => self.release(key),
+            Effect::ReleaseQuota => {
+                if self.m.engine.release(key) {
+                    tracing::info!(
+                        workload = %key,
+                        "evicted workload's pods are gone; quota released"
+                    );
+                }
+                self.m.schedule = true;
+                self.m.queues_dirty = true;
+            }
+            Effect::FinishQuota { reason } => {
+                if self.m.engine.finish_workload(key) {
+                    tracing::info!(workload = %key, reason, "workload finished; quota released");
+                }
+                self.m.schedule = true;
+                self.m.queues_dirty = true;
+            }
+            Effect::RemoveFinalizer => self.remove_finalizer(key),
+        }
+    }
+
+    /// Clears an evicted Workload's reservation (its pods are gone). The engine gives the
+    /// quota back once that is written, so nobody is ever seen admitted into capacity the
+    /// API server still shows as reserved.
+    pub(super) fn release(&mut self, key: &WorkloadKey) {
+        let Some(w) = self.effective_workload(key) else {
+            return;
+        };
+        let mut st = w.status.clone().unwrap_or_default();
+        status::release(&mut st, self.now.wall);
+        self.set_plan(key, StatusWrite::new(st, vec![Effect::ReleaseQuota]));
+        self.book(key).evicting = false;
+    }
+
+    /// Finishes a Workload (its Job completed, failed, or cannot start); its quota returns
+    /// to the engine once `Finished` is written.
+    pub(super) fn finish(
+        &mut self,
+        key: &WorkloadKey,
+        reason: &str,
+        message: &str,
+        job_event: Option<String>,
+    ) {
+        let Some(w) = self.effective_workload(key) else {
+            return;
+        };
+        let cq = w
+            .status
+            .as_ref()
+            .and_then(|s| s.admission.as_ref())
+            .map(|a| a.cluster_queue.clone());
+        let mut st = w.status.clone().unwrap_or_default();
+        status::finish(&mut st, reason, message, self.now.wall);
+        let mut effects = vec![Effect::FinishQuota {
+            reason: reason.to_string(),
+        }];
+        if let Some(note) = job_event {
+            effects.push(Effect::JobEvent(super::EventText::normal(
+                "FinishedWorkload",
+                note,
+            )));
+        }
+        if let Some(cluster_queue) = cq {
+            effects.push(Effect::Metric(MetricUpdate::Finished { cluster_queue }));
+        }
+        effects.push(Effect::RemoveFinalizer);
+        self.set_plan(key, StatusWrite::new(st, effects));
+    }
+
+    /// Drops our finalizer from a Workload (finished, or being deleted with nothing running).
+    pub(super) fn remove_finalizer(&mut self, key: &WorkloadKey) {
+        let Some(object) = self.latest_workload(key) else {
+            return;
+        };
+        let book = self.book(key);
+        if !has_finalizer(&object) || book.writing() {
+            return;
+        }
+        book.busy = true;
+        self.act(Action::RemoveFinalizer {
+            key: key.clone(),
+            object,
+            finalizer: RESOURCE_IN_USE_FINALIZER,
+        });
+    }
+
+    /// A guarded merge patch of a Workload's spec or metadata.
+    pub(super) fn patch_workload(&mut self, key: &WorkloadKey, patch: serde_json::Value) {
+        let Some(object) = self.latest_workload(key) else {
+            return;
+        };
+        let book = self.book(key);
+        if book.writing() {
+            return;
+        }
+        book.busy = true;
+        self.act(Action::PatchWorkload {
+            key: key.clone(),
+            object,
+            patch,
+        });
+    }
+
+    pub(super) fn on_workload_patched(&mut self, key: WorkloadKey, result: WriteResult<Workload>) {
+        let now = self.now.instant;
+        let book = self.book(&key);
+        book.busy = false;
+        match result {
+            Ok(obj) => book.overlay = Some(Arc::new(obj)),
+            Err(WriteError::NotFound) => {}
+            Err(e) => {
+                tracing::debug!(workload = %key, error = %e, "could not patch the Workload; will retry");
+                book.failures += 1;
+                book.retry_at = Some(now + backoff(book.failures));
+            }
+        }
+        self.m.dirty_wls.insert(key);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::backoff;
+    use std::time::Duration;
+
+    #[test]
+    fn backoff_doubles_to_thirty_seconds() {
+        assert_eq!(backoff(1), Duration::from_secs(2));
+        assert_eq!(backoff(0), Duration::from_secs(1));
+        assert_eq!(backoff(9), Duration::from_secs(30));
+    }
+}

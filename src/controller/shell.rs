@@ -1,0 +1,371 @@
+//! The controller's I/O shell around the pure [`model`](super::model): the watches feed it,
+//! the `tokio::select!` loop hands it inputs with the time, and every [`Action`] it decides
+//! is performed here: writes through the [`Writer`] as separate tasks (many at once, never
+//! awaited by the loop) whose outcomes come back as inputs, Events fire and forget, metric
+//! updates applied to the registry. Nothing here decides anything.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::core::v1::Namespace;
+use kube::Client;
+use tokio::sync::mpsc::{self, UnboundedSender};
+
+use super::model::{
+    Action, Cache, EventText, Input, Model, Now, Settings, WriteError, WriteResult,
+};
+use super::{Options, http};
+use crate::api::{
+    ClusterQueue, Cohort, LocalQueue, ResourceFlavor, Workload, WorkloadPriorityClass,
+};
+use crate::integration::job::JobStep;
+use crate::kube::apply::Writer;
+use crate::kube::lease::Election;
+use crate::kube::watch::{self, Stores, WatchMsg, WatchOptions};
+use crate::manifests::ObjectKey;
+use crate::metrics::Metrics;
+use crate::scheduler::key::WorkloadKey;
+use crate::scheduler::model::Millis;
+
+/// Milliseconds since the epoch, now.
+pub(super) fn now_ms() -> Millis {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as Millis)
+        .unwrap_or(0)
+}
+
+/// The system clock, for the model.
+fn now() -> Now {
+    Now {
+        wall: now_ms(),
+        instant: Instant::now(),
+    }
+}
+
+impl Cache for Stores {
+    fn workload(&self, key: &WorkloadKey) -> Option<Arc<Workload>> {
+        Stores::workload(self, key)
+    }
+    fn job(&self, key: &ObjectKey) -> Option<Arc<Job>> {
+        Stores::job(self, key)
+    }
+    fn workloads(&self) -> Vec<Arc<Workload>> {
+        self.workloads.state()
+    }
+    fn jobs(&self) -> Vec<Arc<Job>> {
+        self.jobs.state()
+    }
+    fn flavors(&self) -> Vec<Arc<ResourceFlavor>> {
+        self.flavors.state()
+    }
+    fn cohorts(&self) -> Vec<Arc<Cohort>> {
+        self.cohorts.state()
+    }
+    fn cluster_queues(&self) -> Vec<Arc<ClusterQueue>> {
+        self.cluster_queues.state()
+    }
+    fn local_queues(&self) -> Vec<Arc<LocalQueue>> {
+        self.local_queues.state()
+    }
+    fn namespaces(&self) -> Vec<Arc<Namespace>> {
+        self.namespaces.state()
+    }
+    fn priority_classes(&self) -> Vec<Arc<WorkloadPriorityClass>> {
+        self.priority_classes.state()
+    }
+    fn namespace_labels(&self, name: &str) -> BTreeMap<String, String> {
+        let key = ObjectKey {
+            namespace: None,
+            name: name.to_string(),
+        };
+        self.namespaces
+            .get(&watch::object_ref(&key))
+            .and_then(|n| n.metadata.labels.clone())
+            .unwrap_or_default()
+    }
+    fn node_labels(&self) -> Vec<BTreeMap<String, String>> {
+        self.nodes
+            .state()
+            .iter()
+            .map(|n| n.metadata.labels.clone().unwrap_or_default())
+            .collect()
+    }
+}
+
+/// What the model cares about in a failed write.
+fn write_error(e: kube::Error) -> WriteError {
+    match &e {
+        kube::Error::Api(s) if s.code == 404 => WriteError::NotFound,
+        kube::Error::Api(s) if s.code == 409 => WriteError::Conflict,
+        kube::Error::Api(s) if s.code == 422 => WriteError::Invalid,
+        _ => WriteError::Failed(e.to_string()),
+    }
+}
+
+fn outcome<T>(r: kube::Result<T>) -> WriteResult<T> {
+    r.map_err(write_error)
+}
+
+/// Performs actions: writes as tasks, their outcomes back to the loop.
+struct Executor {
+    writer: Writer,
+    metrics: Arc<Metrics>,
+    tx: UnboundedSender<Input>,
+    /// Write tasks running (for a graceful shutdown).
+    in_flight: Arc<AtomicUsize>,
+}
+
+impl Executor {
+    /// Runs `fut` as a task; its input, if any, comes back to the loop.
+    fn spawn<F>(&self, fut: F)
+    where
+        F: std::future::Future<Output = Option<Input>> + Send + 'static,
+    {
+        let tx = self.tx.clone();
+        let in_flight = self.in_flight.clone();
+        in_flight.fetch_add(1, Ordering::SeqCst);
+        tokio::spawn(async move {
+            if let Some(input) = fut.await {
+                let _ = tx.send(input);
+            }
+            in_flight.fetch_sub(1, Ordering::SeqCst);
+        });
+    }
+
+    fn perform(&self, action: Action) {
+        let writer = self.writer.clone();
+        match action {
+            Action::WriteWorkloadStatus { key, object, write } => self.spawn(async move {
+                let result = outcome(writer.apply_workload_status(&object, &write.status).await);
+                Some(Input::WorkloadWritten { key, result })
+            }),
+            Action::CreateWorkload { job, workload } => self.spawn(async move {
+                let result = outcome(writer.create_workload(&workload).await);
+                Some(Input::WorkloadCreated { job, result })
+            }),
+            Action::RemoveFinalizer {
+                key,
+                object,
+                finalizer,
+            } => self.spawn(async move {
+                let result = outcome(writer.remove_workload_finalizer(&object, finalizer).await);
+                Some(Input::WorkloadPatched { key, result })
+            }),
+            Action::PatchWorkload { key, object, patch } => self.spawn(async move {
+                let result = outcome(writer.patch_workload(&object, patch).await);
+                Some(Input::WorkloadPatched { key, result })
+            }),
+            Action::WriteJob { key, steps, event } => self.spawn(async move {
+                Some(write_job(&writer, key, steps, event).await)
+            }),
+            Action::WriteClusterQueueStatus { key, status } => self.spawn(async move {
+                let r = writer.apply_cluster_queue_status(&key.name, &status).await;
+                if let Err(e) = &r {
+                    tracing::debug!(cluster_queue = %key, error = %e, "could not write ClusterQueue status");
+                }
+                Some(Input::QueueWritten { key, ok: r.is_ok() })
+            }),
+            Action::WriteLocalQueueStatus { key, status } => self.spawn(async move {
+                let ns = key.namespace.clone().unwrap_or_default();
+                let r = writer
+                    .apply_local_queue_status(&ns, &key.name, &status)
+                    .await;
+                if let Err(e) = &r {
+                    tracing::debug!(local_queue = %key, error = %e, "could not write LocalQueue status");
+                }
+                Some(Input::QueueWritten { key, ok: r.is_ok() })
+            }),
+            Action::Event { about, text } => self.spawn(async move {
+                if let Err(e) = writer
+                    .event(&about, text.warning, &text.reason, &text.note)
+                    .await
+                {
+                    tracing::debug!(error = %e, reason = text.reason, "cannot publish event");
+                }
+                None
+            }),
+            Action::Metric(update) => self.metrics.record(&update),
+        }
+    }
+}
+
+/// Runs Job writes in order. The event belongs to the first step (suspending or starting):
+/// upstream reports a stop as soon as the Job is suspended, even if restoring its template
+/// fails.
+async fn write_job(
+    writer: &Writer,
+    key: ObjectKey,
+    steps: Vec<JobStep>,
+    mut event: Option<EventText>,
+) -> Input {
+    let ns = key.namespace.clone().unwrap_or_default();
+    let name = key.name.clone();
+    let mut last: Option<Job> = None;
+    let mut happened = None;
+    for step in steps {
+        let r = match step {
+            JobStep::Patch(p) => writer.patch_job(&ns, &name, &p).await,
+            JobStep::PatchStatus(p) => writer.patch_job_status(&ns, &name, &p).await,
+            JobStep::PatchAfter(mut p) => {
+                let rv = last
+                    .as_ref()
+                    .and_then(|j| j.metadata.resource_version.clone());
+                p["metadata"]["resourceVersion"] = serde_json::json!(rv);
+                writer.patch_job(&ns, &name, &p).await
+            }
+        };
+        match r {
+            Ok(j) => {
+                last = Some(j);
+                happened = happened.or_else(|| event.take());
+            }
+            Err(e) => {
+                return Input::JobWritten {
+                    key,
+                    result: Err(write_error(e)),
+                    event: happened,
+                };
+            }
+        }
+    }
+    Input::JobWritten {
+        key,
+        result: Ok(last),
+        event: happened,
+    }
+}
+
+/// The leader's (or the only replica's) work: watch, then loop.
+pub(super) async fn lead(
+    client: Client,
+    opts: &Options,
+    metrics: Arc<Metrics>,
+    health: Arc<http::Health>,
+    stop_rx: &mut tokio::sync::watch::Receiver<bool>,
+    mut election: Option<&mut Election>,
+) -> anyhow::Result<()> {
+    let (tx, mut rx) = mpsc::unbounded_channel::<Input>();
+    let (wtx, mut wrx) = mpsc::unbounded_channel::<WatchMsg>();
+    let watch_opts = WatchOptions {
+        all_jobs: opts.config.manage_jobs_without_queue_name,
+    };
+    let (stores, watch_tasks) = watch::start(&client, &watch_opts, wtx).await;
+    {
+        let tx = tx.clone();
+        tokio::spawn(async move {
+            while let Some(m) = wrx.recv().await {
+                let input = match m {
+                    WatchMsg::Changed(kind, key) => Input::Changed { kind, key },
+                    WatchMsg::Relisted(kind) => Input::Relisted(kind),
+                };
+                if tx.send(input).is_err() {
+                    return;
+                }
+            }
+        });
+    }
+    tracing::info!("listing the cluster");
+    tokio::select! {
+        r = stores.wait_until_ready() => r?,
+        _ = stop_rx.wait_for(|s| *s) => return Ok(()),
+    }
+    tracing::info!(
+        workloads = stores.workloads.len(),
+        jobs = stores.jobs.len(),
+        cluster_queues = stores.cluster_queues.len(),
+        "caches synced; scheduling"
+    );
+    health.ready.store(true, Ordering::Relaxed);
+
+    let exec = Executor {
+        writer: Writer::new(
+            client.clone(),
+            opts.max_in_flight,
+            opts.client_rate_limit,
+            &opts.identity,
+        ),
+        metrics,
+        tx,
+        in_flight: Arc::new(AtomicUsize::new(0)),
+    };
+    let mut model = Model::new(settings(opts));
+    model.start(&stores, now());
+
+    let mut tick = tokio::time::interval(Duration::from_millis(100));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut lost = false;
+    loop {
+        tokio::select! {
+            biased;
+            _ = stop_rx.wait_for(|s| *s) => break,
+            _ = async {
+                match election.as_deref_mut() {
+                    Some(e) => { let _ = e.leader.wait_for(|l| !*l).await; }
+                    None => std::future::pending::<()>().await,
+                }
+            } => {
+                lost = true;
+                break;
+            }
+            input = rx.recv() => {
+                let Some(input) = input else { break };
+                model.handle(&stores, input, now());
+                // Take everything already waiting, up to a bound, before doing the work.
+                for _ in 0..4096 {
+                    match rx.try_recv() {
+                        Ok(input) => model.handle(&stores, input, now()),
+                        Err(_) => break,
+                    }
+                }
+            }
+            _ = tick.tick() => model.handle(&stores, Input::Tick, now()),
+            // Cycles left over from the last turn (it stopped to look at new events): go on
+            // at once rather than at the next tick.
+            _ = std::future::ready(()), if model.wants_turn() => {}
+        }
+        model.turn(&stores, now());
+        for action in model.take_actions() {
+            exec.perform(action);
+        }
+        health.beat();
+    }
+    for t in watch_tasks {
+        t.abort();
+    }
+    // Let writes already sent finish (their results no longer matter to us).
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while exec.in_flight.load(Ordering::SeqCst) > 0 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    if lost {
+        anyhow::bail!("lost the leader-election lease; exiting so that another replica can lead");
+    }
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// The model's settings from the command line and the Configuration.
+fn settings(opts: &Options) -> Settings {
+    Settings {
+        strict_namespace_selector: opts.strict_namespace_selector,
+        exclude_resource_prefixes: opts
+            .config
+            .resources
+            .as_ref()
+            .map(|r| r.exclude_resource_prefixes.clone())
+            .unwrap_or_default(),
+        managed_jobs: crate::integration::job::ManagedJobs {
+            without_queue_name: opts.config.manage_jobs_without_queue_name,
+            namespace_selector: opts
+                .config
+                .managed_jobs_namespace_selector
+                .as_ref()
+                .map(crate::manifests::pod::label_selector),
+        },
+        config: opts.config_given.then(|| opts.config.clone()),
+    }
+}

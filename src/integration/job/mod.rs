@@ -1,0 +1,291 @@
+//! The batch/v1 Job integration as upstream's job reconciler runs it (pure decisions): a
+//! queue-labelled Job gets a Workload owned by it, stays suspended until that Workload is
+//! admitted, then starts with the flavors' node labels and tolerations injected; on eviction
+//! it is suspended and its pod template restored, and once its pods are gone the Workload's
+//! reservation is released; when the Job completes or fails the Workload is finished.
+//!
+//! [`decide`] looks at one Job, its Workload (the newest known version) and the flavors, and
+//! says what to do next; the controller loop performs it and calls `decide` again when
+//! anything changes, so each step is idempotent.
+
+mod template;
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::batch::v1::Job;
+use serde_json::Value;
+
+use crate::api::{ResourceFlavor, Workload};
+use crate::manifests::job::workload_name_for_job;
+use crate::manifests::key::namespace_of;
+use crate::scheduler::key::WorkloadKey;
+use crate::scheduler::labels::LabelSelector;
+pub use crate::status::WorkloadView;
+use template::suspend_only;
+pub use template::{restore_patch, start_patch, stop};
+
+/// Annotation set while a Job is being stopped (the template is not restored yet).
+pub const STOPPING_ANNOTATION: &str = "kueue.x-k8s.io/stopping";
+/// Label put on the pods of an admitted podSet.
+pub const POD_SET_LABEL: &str = "kueue.x-k8s.io/podset";
+/// Template labels the Job controller owns; a restore keeps them.
+const MANAGED_LABELS: [&str; 4] = [
+    "controller-uid",
+    "batch.kubernetes.io/controller-uid",
+    "job-name",
+    "batch.kubernetes.io/job-name",
+];
+
+/// Stop messages and reasons upstream uses.
+pub const NOT_ADMITTED: &str = "Not admitted by cluster queue";
+pub const WORKLOAD_DELETED: &str = "Workload is deleted";
+pub const FAILED_TO_START: &str = "FailedToStart";
+
+/// Upstream's `IsSuspended`: suspended and not in the middle of a stop.
+pub fn is_suspended(job: &Job) -> bool {
+    let suspend = job.spec.as_ref().and_then(|s| s.suspend).unwrap_or(false);
+    let stopping = job
+        .metadata
+        .annotations
+        .as_ref()
+        .and_then(|a| a.get(STOPPING_ANNOTATION))
+        .is_some_and(|v| v == "true");
+    suspend && !stopping
+}
+
+/// Pods that still run or are shutting down.
+pub fn live_pods(job: &Job) -> i32 {
+    let st = job.status.as_ref();
+    st.and_then(|s| s.active).unwrap_or(0) + st.and_then(|s| s.terminating).unwrap_or(0)
+}
+
+/// `Complete` or `Failed`: (succeeded, message).
+pub fn finished(job: &Job) -> Option<(bool, String)> {
+    job.status
+        .as_ref()?
+        .conditions
+        .iter()
+        .flatten()
+        .find_map(|c| {
+            let done = (c.type_ == "Complete" || c.type_ == "Failed") && c.status == "True";
+            done.then(|| (c.type_ == "Complete", c.message.clone().unwrap_or_default()))
+        })
+}
+
+/// A write to a Job, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JobStep {
+    /// JSON merge patch of the Job.
+    Patch(Value),
+    /// JSON merge patch of the Job's status.
+    PatchStatus(Value),
+    /// JSON merge patch guarded by the resourceVersion the previous step returned (so a
+    /// template restore cannot race the Job controller re-setting `startTime`).
+    PatchAfter(Value),
+}
+
+/// The next thing to do for a Job.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JobAction {
+    Nothing,
+    /// Create the Job's Workload (its pods are gone and it is suspended).
+    CreateWorkload,
+    /// Suspend the Job and restore its template; `message` goes into the `Stopped` event
+    /// when the Job was running.
+    Stop {
+        steps: Vec<JobStep>,
+        message: String,
+        was_running: bool,
+    },
+    /// Inject the admission and unsuspend; `message` goes into the `Started` event.
+    Start {
+        patch: Value,
+        message: String,
+    },
+    /// The Job cannot start with this admission (conflicting node selector): finish the
+    /// Workload with `FailedToStart`.
+    FailToStart(String),
+    /// The evicted Job's pods are gone: clear the Workload's reservation.
+    Release,
+    /// The Job completed or failed: finish the Workload.
+    Finish {
+        succeeded: bool,
+        message: String,
+    },
+    /// The Workload is finished or being deleted and the Job is stopped: drop its finalizer.
+    RemoveFinalizer,
+    /// The suspended Job moved to another LocalQueue before admission: so does its Workload.
+    ChangeQueue(String),
+    /// The suspended, unadmitted Job's pods changed (parallelism, template): the Workload's
+    /// podSets follow (event `UpdatedWorkload`).
+    UpdatePodSets(Vec<crate::api::PodSet>),
+}
+
+/// The podSets the Job asks for now (as its Workload would be built).
+pub fn job_pod_sets(job: &Job) -> Vec<crate::api::PodSet> {
+    // The priority does not matter here; any class name resolves.
+    let mut classes = BTreeMap::new();
+    if let Some(pc) = job
+        .metadata
+        .labels
+        .as_ref()
+        .and_then(|l| l.get(crate::api::PRIORITY_CLASS_LABEL))
+    {
+        classes.insert(pc.clone(), 0);
+    }
+    crate::manifests::job::workload_for_job(job, &classes)
+        .map(|w| w.spec.pod_sets)
+        .unwrap_or_default()
+}
+
+/// Which Jobs the integration manages: those with a queue name and, with upstream's
+/// `manageJobsWithoutQueueName`, the others in the namespaces the selector picks.
+#[derive(Debug, Clone, Default)]
+pub struct ManagedJobs {
+    pub without_queue_name: bool,
+    /// `managedJobsNamespaceSelector` (none: every namespace).
+    pub namespace_selector: Option<LabelSelector>,
+}
+
+/// Does the integration manage `job`? `namespace_labels` is asked only when the answer
+/// depends on the Job's namespace.
+pub fn is_managed(
+    job: &Job,
+    managed: &ManagedJobs,
+    namespace_labels: impl FnOnce(&str) -> BTreeMap<String, String>,
+) -> bool {
+    let labelled = job
+        .metadata
+        .labels
+        .as_ref()
+        .is_some_and(|l| l.contains_key(crate::api::QUEUE_NAME_LABEL));
+    if labelled {
+        return true;
+    }
+    // Upstream's default selector leaves out kube-system and the controller's namespace.
+    if !managed.without_queue_name {
+        return false;
+    }
+    let Some(selector) = &managed.namespace_selector else {
+        return true;
+    };
+    selector.matches(&namespace_labels(namespace_of(&job.metadata)))
+}
+
+/// The key of the Workload a Job gets (`job-<name>-<hash>` in the Job's namespace).
+pub fn workload_key_for_job(job: &Job) -> WorkloadKey {
+    WorkloadKey::new(
+        namespace_of(&job.metadata),
+        workload_name_for_job(
+            job.metadata.name.as_deref().unwrap_or(""),
+            job.metadata.uid.as_deref().unwrap_or(""),
+        ),
+    )
+}
+
+/// Decides the next step for `job` given its Workload (None when it has none yet).
+pub fn decide(
+    job: &Job,
+    wl: Option<&Workload>,
+    flavors: &BTreeMap<String, ResourceFlavor>,
+) -> JobAction {
+    let view = wl.map(WorkloadView::of);
+    let has_finalizer = wl.is_some_and(|w| {
+        w.metadata
+            .finalizers
+            .iter()
+            .flatten()
+            .any(|f| f == crate::manifests::job::RESOURCE_IN_USE_FINALIZER)
+    });
+    if let (Some(w), Some(v)) = (wl, &view) {
+        if v.finished {
+            return if has_finalizer {
+                JobAction::RemoveFinalizer
+            } else {
+                JobAction::Nothing
+            };
+        }
+        if v.deleting {
+            let stop = stop(job, w, WORKLOAD_DELETED);
+            if stop != JobAction::Nothing {
+                return stop;
+            }
+            return if has_finalizer {
+                JobAction::RemoveFinalizer
+            } else {
+                JobAction::Nothing
+            };
+        }
+    }
+    if let Some((succeeded, message)) = finished(job) {
+        return match view {
+            Some(_) => JobAction::Finish { succeeded, message },
+            None => JobAction::Nothing,
+        };
+    }
+    let (Some(w), Some(v)) = (wl, view) else {
+        // No Workload yet: make sure nothing runs, wait for the pods to go, then create it.
+        if !is_suspended(job) {
+            return suspend_only(job, NOT_ADMITTED);
+        }
+        return if live_pods(job) == 0 {
+            JobAction::CreateWorkload
+        } else {
+            JobAction::Nothing
+        };
+    };
+    if let Some(message) = &v.evicted {
+        let stop = stop(job, w, message);
+        if stop != JobAction::Nothing {
+            return stop;
+        }
+        return if v.has_reservation && live_pods(job) == 0 {
+            JobAction::Release
+        } else {
+            JobAction::Nothing
+        };
+    }
+    if is_suspended(job) {
+        if v.admitted {
+            return match start_patch(job, w, flavors) {
+                Ok(patch) => JobAction::Start {
+                    patch,
+                    message: format!("Admitted by clusterQueue {}", admission_cq(w)),
+                },
+                Err(e) => JobAction::FailToStart(e),
+            };
+        }
+        let queue = job
+            .metadata
+            .labels
+            .as_ref()
+            .and_then(|l| l.get(crate::api::QUEUE_NAME_LABEL));
+        if let Some(q) =
+            queue.filter(|q| !v.has_reservation && w.spec.queue_name.as_ref() != Some(*q))
+        {
+            return JobAction::ChangeQueue(q.clone());
+        }
+        if !v.has_reservation {
+            let want = job_pod_sets(job);
+            if !want.is_empty() && want != w.spec.pod_sets {
+                return JobAction::UpdatePodSets(want);
+            }
+        }
+        return JobAction::Nothing;
+    }
+    if !v.admitted {
+        return stop(job, w, NOT_ADMITTED);
+    }
+    JobAction::Nothing
+}
+
+fn admission_cq(wl: &Workload) -> String {
+    wl.status
+        .as_ref()
+        .and_then(|s| s.admission.as_ref())
+        .map(|a| a.cluster_queue.clone())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,309 @@
+//! The Job integration's decisions, one scenario per test.
+
+use super::*;
+use crate::manifests::job::workload_for_job;
+use serde_json::json;
+
+fn job(yaml: &str) -> Job {
+    serde_yaml::from_str(yaml).unwrap()
+}
+
+const JOB: &str = r#"
+metadata: {name: exp, namespace: team-a, uid: u1, resourceVersion: "7", labels: {kueue.x-k8s.io/queue-name: q}}
+spec:
+  suspend: true
+  template:
+    metadata: {labels: {job-name: exp, controller-uid: u1, app: x}}
+    spec:
+      nodeSelector: {zone: a}
+      containers: [{name: c, resources: {requests: {nvidia.com/gpu: "1"}, limits: {nvidia.com/gpu: "1"}}}]
+"#;
+
+fn flavors() -> BTreeMap<String, ResourceFlavor> {
+    let f: ResourceFlavor = serde_yaml::from_str(
+        "metadata: {name: gpu-a100}\nspec:\n  nodeLabels: {gpu-type: a100}\n  tolerations: [{key: gpu, operator: Exists, effect: NoSchedule}]\n",
+    )
+    .unwrap();
+    BTreeMap::from([("gpu-a100".to_string(), f)])
+}
+
+fn workload(j: &Job) -> Workload {
+    workload_for_job(j, &BTreeMap::new()).unwrap()
+}
+
+fn admitted(mut w: Workload) -> Workload {
+    let mut st = crate::api::WorkloadStatus::default();
+    let adm = crate::scheduler::model::Admission {
+        cluster_queue: "team-a-queue".into(),
+        pod_sets: vec![crate::scheduler::model::PodSetAdmission {
+            name: "main".into(),
+            flavors: BTreeMap::from([("nvidia.com/gpu".to_string(), "gpu-a100".to_string())]),
+            resource_usage: BTreeMap::from([("nvidia.com/gpu".to_string(), 1.into())]),
+            count: 1,
+        }],
+    };
+    crate::status::admit(&mut st, &adm, 0);
+    w.status = Some(st);
+    w
+}
+
+#[test]
+fn a_suspended_job_without_workload_gets_one() {
+    let j = job(JOB);
+    assert_eq!(decide(&j, None, &flavors()), JobAction::CreateWorkload);
+}
+
+#[test]
+fn a_running_job_without_workload_is_suspended_first() {
+    let mut j = job(JOB);
+    j.spec.as_mut().unwrap().suspend = Some(false);
+    match decide(&j, None, &flavors()) {
+        JobAction::Stop { steps, message, .. } => {
+            assert_eq!(message, NOT_ADMITTED);
+            assert_eq!(
+                steps[0],
+                JobStep::Patch(
+                    json!({"metadata": {"resourceVersion": "7"}, "spec": {"suspend": true}})
+                )
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn admission_injects_flavor_and_unsuspends() {
+    let j = job(JOB);
+    let w = admitted(workload(&j));
+    let JobAction::Start { patch, message } = decide(&j, Some(&w), &flavors()) else {
+        panic!()
+    };
+    assert_eq!(message, "Admitted by clusterQueue team-a-queue");
+    assert_eq!(patch["spec"]["suspend"], json!(false));
+    assert_eq!(
+        patch["spec"]["template"]["spec"]["nodeSelector"],
+        json!({"gpu-type": "a100"})
+    );
+    assert_eq!(
+        patch["spec"]["template"]["spec"]["tolerations"][0]["key"],
+        json!("gpu")
+    );
+    assert_eq!(
+        patch["spec"]["template"]["metadata"]["labels"][POD_SET_LABEL],
+        json!("main")
+    );
+    assert_eq!(patch["metadata"]["resourceVersion"], json!("7"));
+}
+
+#[test]
+fn a_conflicting_node_selector_cannot_start() {
+    let mut j = job(JOB);
+    j.spec
+        .as_mut()
+        .unwrap()
+        .template
+        .spec
+        .as_mut()
+        .unwrap()
+        .node_selector = Some(BTreeMap::from([(
+        "gpu-type".to_string(),
+        "h100".to_string(),
+    )]));
+    let w = admitted(workload(&j));
+    assert!(
+        matches!(decide(&j, Some(&w), &flavors()), JobAction::FailToStart(m) if m.contains("key=gpu-type, value1=h100, value2=a100"))
+    );
+}
+
+fn running_injected(j: &Job) -> Job {
+    let mut r = j.clone();
+    let spec = r.spec.as_mut().unwrap();
+    spec.suspend = Some(false);
+    let t = spec.template.spec.as_mut().unwrap();
+    t.node_selector
+        .as_mut()
+        .unwrap()
+        .insert("gpu-type".into(), "a100".into());
+    t.tolerations = Some(vec![
+        serde_json::from_value(json!({"key": "gpu", "operator": "Exists", "effect": "NoSchedule"}))
+            .unwrap(),
+    ]);
+    spec.template
+        .metadata
+        .as_mut()
+        .unwrap()
+        .labels
+        .as_mut()
+        .unwrap()
+        .insert(POD_SET_LABEL.into(), "main".into());
+    r.status = Some(
+        serde_json::from_value(json!({"active": 1, "startTime": "2026-01-01T00:00:00Z"})).unwrap(),
+    );
+    r
+}
+
+#[test]
+fn eviction_stops_restores_and_then_releases() {
+    let j = job(JOB);
+    let mut w = admitted(workload(&j));
+    crate::status::evict(
+        w.status.as_mut().unwrap(),
+        crate::scheduler::PreemptionReason::InClusterQueue,
+        "Preempted to accommodate",
+        0,
+    );
+    let running = running_injected(&j);
+    let JobAction::Stop {
+        steps,
+        message,
+        was_running,
+    } = decide(&running, Some(&w), &flavors())
+    else {
+        panic!()
+    };
+    assert!(was_running);
+    assert_eq!(message, "Preempted to accommodate");
+    assert_eq!(
+        steps,
+        vec![
+            JobStep::Patch(
+                json!({"metadata": {"resourceVersion": "7", "annotations": {STOPPING_ANNOTATION: "true"}}, "spec": {"suspend": true}})
+            ),
+            JobStep::PatchStatus(json!({"status": {"startTime": null}})),
+        ]
+    );
+
+    // Suspended, pods still active: the template cannot change yet.
+    let mut suspending = running.clone();
+    suspending.spec.as_mut().unwrap().suspend = Some(true);
+    suspending.metadata.annotations = Some(BTreeMap::from([(
+        STOPPING_ANNOTATION.to_string(),
+        "true".to_string(),
+    )]));
+    suspending.status = Some(serde_json::from_value(json!({"active": 1})).unwrap());
+    assert_eq!(
+        decide(&suspending, Some(&w), &flavors()),
+        JobAction::Nothing
+    );
+    // No active pods: restore the template and end the stop.
+    suspending.status =
+        Some(serde_json::from_value(json!({"active": 0, "terminating": 1})).unwrap());
+    let JobAction::Stop {
+        steps, was_running, ..
+    } = decide(&suspending, Some(&w), &flavors())
+    else {
+        panic!()
+    };
+    assert!(!was_running);
+    let JobStep::Patch(restore) = &steps[0] else {
+        panic!()
+    };
+    assert_eq!(
+        restore["spec"]["template"]["spec"]["nodeSelector"],
+        json!({"gpu-type": null})
+    );
+    assert_eq!(
+        restore["spec"]["template"]["spec"]["tolerations"],
+        json!([])
+    );
+    assert_eq!(
+        restore["spec"]["template"]["metadata"]["labels"],
+        json!({POD_SET_LABEL: null})
+    );
+    assert_eq!(
+        restore["metadata"]["annotations"],
+        json!({STOPPING_ANNOTATION: null})
+    );
+    assert_eq!(restore["metadata"]["resourceVersion"], json!("7"));
+
+    // Stopped and restored, pods still terminating: wait. Pods gone: release.
+    let mut stopped = j.clone();
+    stopped.status = Some(serde_json::from_value(json!({"active": 0, "terminating": 1})).unwrap());
+    assert_eq!(decide(&stopped, Some(&w), &flavors()), JobAction::Nothing);
+    stopped.status = Some(serde_json::from_value(json!({"active": 0, "terminating": 0})).unwrap());
+    assert_eq!(decide(&stopped, Some(&w), &flavors()), JobAction::Release);
+}
+
+#[test]
+fn a_running_job_whose_workload_lost_its_admission_is_stopped() {
+    let j = job(JOB);
+    let w = workload(&j);
+    let running = running_injected(&j);
+    assert!(
+        matches!(decide(&running, Some(&w), &flavors()), JobAction::Stop { message, .. } if message == NOT_ADMITTED)
+    );
+}
+
+#[test]
+fn completion_finishes_the_workload_then_drops_the_finalizer() {
+    let mut j = running_injected(&job(JOB));
+    j.status = Some(
+        serde_json::from_value(
+            json!({"conditions": [{"type": "Complete", "status": "True", "message": "done"}]}),
+        )
+        .unwrap(),
+    );
+    let mut w = admitted(workload(&j));
+    assert_eq!(
+        decide(&j, Some(&w), &flavors()),
+        JobAction::Finish {
+            succeeded: true,
+            message: "done".into()
+        }
+    );
+    crate::status::finish(w.status.as_mut().unwrap(), "Succeeded", "done", 0);
+    assert_eq!(decide(&j, Some(&w), &flavors()), JobAction::RemoveFinalizer);
+    w.metadata.finalizers = None;
+    assert_eq!(decide(&j, Some(&w), &flavors()), JobAction::Nothing);
+}
+
+#[test]
+fn a_queue_change_before_admission_moves_the_workload() {
+    let mut j = job(JOB);
+    let w = workload(&j);
+    assert_eq!(decide(&j, Some(&w), &flavors()), JobAction::Nothing);
+    j.metadata
+        .labels
+        .as_mut()
+        .unwrap()
+        .insert(crate::api::QUEUE_NAME_LABEL.into(), "other".into());
+    assert_eq!(
+        decide(&j, Some(&w), &flavors()),
+        JobAction::ChangeQueue("other".into())
+    );
+    // Once quota is reserved the queue is what it was admitted through.
+    assert_eq!(
+        decide(&j, Some(&admitted(w)), &flavors()),
+        JobAction::Start {
+            patch: start_patch(&j, &admitted(workload(&job(JOB))), &flavors()).unwrap(),
+            message: "Admitted by clusterQueue team-a-queue".into(),
+        }
+    );
+}
+
+#[test]
+fn a_resized_job_before_admission_updates_its_workload() {
+    let mut j = job(JOB);
+    let w = workload(&j);
+    j.spec.as_mut().unwrap().parallelism = Some(3);
+    match decide(&j, Some(&w), &flavors()) {
+        JobAction::UpdatePodSets(ps) => assert_eq!(ps[0].count, 3),
+        other => panic!("{other:?}"),
+    }
+    // Once quota is reserved, the Workload is what was admitted.
+    let adm = admitted(w);
+    assert!(matches!(
+        decide(&j, Some(&adm), &flavors()),
+        JobAction::Start { .. }
+    ));
+}
+
+#[test]
+fn an_admitted_running_job_is_left_alone() {
+    let j = job(JOB);
+    let w = admitted(workload(&j));
+    assert_eq!(
+        decide(&running_injected(&j), Some(&w), &flavors()),
+        JobAction::Nothing
+    );
+}
