@@ -1,11 +1,11 @@
 //! Preemption: which workloads must be evicted so a preemptor fits, as upstream Kueue chooses
-//! them, classical ([`classical`]) or with fair sharing ([`fair_sharing`]), and the oracle
-//! flavor assignment asks ([`simulate`]).
+//! them, classical (`classical`) or with fair sharing (`fair_sharing`), and the oracle
+//! flavor assignment asks (`simulate`).
 //!
 //! Invariants: every function here leaves the quota tree as it found it (what-ifs remove
 //! victims' usage and put it back); victims are workloads holding quota on a (flavor,
 //! resource) that needs preemption, chosen per the preemptor's ClusterQueue policies.
-//! Classical and fair-sharing preemption share only what is in [`common`]; fair-sharing
+//! Classical and fair-sharing preemption share only what is in `common`; fair-sharing
 //! preemption reads shares from [`super::fair_sharing`], which never depends on this module.
 
 mod classical;
