@@ -15,6 +15,8 @@
 mod support;
 
 mod api_types;
+mod api_v1beta2;
+mod api_v1beta2_roundtrip;
 mod architecture;
 mod bad_input_fuzz;
 mod cli_completion;
