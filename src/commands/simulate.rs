@@ -7,7 +7,7 @@ use clap::Args;
 use crate::cli::{GlobalArgs, OutputFormat};
 use crate::manifests::ConvertOptions;
 use crate::manifests::documents::{Document, parse_documents};
-use crate::simulate::{Edit, Simulation};
+use crate::simulate::{Edit, OutputVersion, Simulation};
 
 /// The seed's two-team GPU cluster on Tuesday: team A's eight experiments run on all eight
 /// GPUs (four borrowed), and team B's weekly retraining job arrives.
@@ -53,6 +53,9 @@ Examples:
   # The resulting Workloads, ClusterQueues and LocalQueues with their status
   kubectl kueue simulate -f state.yaml -o yaml > after.yaml
 
+  # kueue.x-k8s.io/v1beta1 and v1beta2 manifests, mixed; every object written back as v1beta2
+  kubectl kueue simulate -f cluster/ -o yaml --api-version v1beta2
+
 --set edits (kueuectl's flag shapes):
   cq/NAME.nominalQuota=FLAVOR:RESOURCE=QTY[;RESOURCE=QTY]   (also borrowingLimit, lendingLimit)
   cq/NAME.cohort=NAME   cq/NAME.stopPolicy=Hold   cq/NAME.queueingStrategy=StrictFIFO
@@ -93,6 +96,11 @@ pub struct SimulateArgs {
     /// namespace) instead of every namespace, as the seed article expects.
     #[arg(long)]
     pub strict_namespace_selector: bool,
+    /// With -o json|yaml: write every object as kueue.x-k8s.io/v1beta1 or v1beta2. Without it,
+    /// each object is written in the version it was read in (Workloads made from Jobs in the
+    /// version most Kueue documents use).
+    #[arg(long, value_name = "VERSION", value_parser = ["v1beta1", "v1beta2"])]
+    pub api_version: Option<String>,
 }
 
 pub fn parse_now(now: &Option<String>) -> anyhow::Result<i64> {
@@ -170,8 +178,7 @@ pub fn run(global: &GlobalArgs, args: SimulateArgs) -> anyhow::Result<u8> {
                 args.add.join(", ")
             );
         }
-        changed.workloads.extend(added.workloads);
-        changed.jobs.extend(added.jobs);
+        changed.add_workloads_and_jobs(added);
     }
     crate::simulate::remove(&mut changed, &args.remove)?;
     let opts = ConvertOptions {
@@ -200,11 +207,18 @@ pub fn run(global: &GlobalArgs, args: SimulateArgs) -> anyhow::Result<u8> {
         ));
     }
     let color = crate::output::use_color(global.color);
+    let version = match args.api_version.as_deref() {
+        Some(v) => OutputVersion::Fixed(v.parse()?),
+        None => OutputVersion::AsInput,
+    };
     match args.output {
         OutputFormat::Json | OutputFormat::Yaml => {
             print!(
                 "{}",
-                crate::output::serialize(&sim.output(), args.output == OutputFormat::Yaml)?
+                crate::output::serialize(
+                    &sim.output_in(version),
+                    args.output == OutputFormat::Yaml
+                )?
             );
         }
         OutputFormat::Name => {

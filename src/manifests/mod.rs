@@ -1,6 +1,8 @@
-//! Reading Kueue objects, Jobs, Namespaces, Nodes and the controller `Configuration` from
-//! YAML, and converting API objects into the engine's [`crate::scheduler::model`]. Pure: no
-//! cluster access; the live adapters reuse [`convert`](mod@convert).
+//! Reading Kueue objects (v1beta1 and v1beta2, mixed freely), Jobs, Namespaces, Nodes and the
+//! controller `Configuration` from YAML, and converting API objects into the engine's
+//! [`crate::scheduler::model`]. Pure: no cluster access; the live adapters reuse
+//! [`convert`](mod@convert). Documents become the internal (v1beta1) form when read;
+//! [`sources`] remembers which version each object was written in.
 
 pub mod convert;
 pub mod documents;
@@ -8,12 +10,15 @@ pub mod error;
 pub mod inventory;
 pub mod job;
 pub mod key;
+mod kueue_documents;
 pub mod pod;
+pub mod sources;
 
 pub use convert::{ConvertOptions, Converted, WorkloadEntry, convert};
 pub use error::{InputError, LoadError, Origin};
 pub use inventory::{Inventory, Sourced};
 pub use key::ObjectKey;
+pub use sources::{KueueKind, Sources, V1beta2Feature};
 
 /// Reads PATH arguments into an inventory of typed objects.
 pub fn load(paths: &[String]) -> Result<Inventory, LoadError> {

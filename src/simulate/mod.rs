@@ -6,7 +6,9 @@ pub mod edits;
 pub mod result;
 pub mod runner;
 pub mod scenario;
+pub mod written;
 
 pub use edits::{Edit, EditError, materialize_jobs, remove};
 pub use runner::{RunReport, run_to_fixpoint};
 pub use scenario::{SimulateError, Simulation};
+pub use written::OutputVersion;
