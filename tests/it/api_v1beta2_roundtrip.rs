@@ -3,8 +3,7 @@
 //! v1beta1's names and once with v1beta2's, read with the version's types (so defaults are
 //! filled as the API server would), converted to the other version and back.
 
-use kubectl_kueue::api::config as v1cfg;
-use kubectl_kueue::api::convert::{self, config as cfg_convert};
+use kubectl_kueue::api::convert;
 use kubectl_kueue::api::v1beta2 as v2;
 use kubectl_kueue::api::{self, KueueVersion, TopologyAssignment, TopologyDomainAssignment};
 use proptest::prelude::*;
@@ -13,11 +12,11 @@ use serde_json::{Value, json};
 
 use KueueVersion::{V1beta1, V1beta2};
 
-fn read<T: DeserializeOwned>(doc: &Value) -> T {
+pub(crate) fn read<T: DeserializeOwned>(doc: &Value) -> T {
     api::from_value(doc.clone()).unwrap_or_else(|e| panic!("{e}\nin {doc}"))
 }
 
-fn name() -> impl Strategy<Value = String> {
+pub(crate) fn name() -> impl Strategy<Value = String> {
     "[a-z][a-z0-9-]{0,6}[a-z0-9]"
 }
 
@@ -29,14 +28,14 @@ fn quantity() -> impl Strategy<Value = String> {
     ]
 }
 
-fn maybe<T: std::fmt::Debug + Clone + 'static>(
+pub(crate) fn maybe<T: std::fmt::Debug + Clone + 'static>(
     s: impl Strategy<Value = T> + 'static,
 ) -> impl Strategy<Value = Option<T>> {
     prop::option::of(s)
 }
 
 /// Inserts the `Some` entries of `fields` into `obj`.
-fn object(fields: Vec<(&str, Option<Value>)>) -> Value {
+pub(crate) fn object(fields: Vec<(&str, Option<Value>)>) -> Value {
     let mut map = serde_json::Map::new();
     for (k, v) in fields {
         if let Some(v) = v {
@@ -439,59 +438,9 @@ fn workload(version: KueueVersion) -> impl Strategy<Value = Value> {
     })
 }
 
-/// A Configuration both versions express: wait for pods ready and fair sharing either absent
-/// or on with everything given, no fields only one version has.
-fn configuration(version: KueueVersion) -> impl Strategy<Value = Value> {
-    (
-        maybe(name()),
-        maybe((1u64..120, any::<bool>(), maybe(1u64..60))),
-        maybe(prop::sample::select(vec![
-            vec!["LessThanOrEqualToFinalShare"],
-            vec!["LessThanInitialShare"],
-            vec!["LessThanOrEqualToFinalShare", "LessThanInitialShare"],
-        ])),
-        any::<bool>(),
-        prop::collection::btree_map("[A-Z][a-zA-Z]{2,8}", any::<bool>(), 0..3),
-    )
-        .prop_map(move |(ns, ready, fair, manage, gates)| {
-            let ready = ready.map(|(timeout, block, recovery)| {
-                let mut r = object(vec![
-                    ("timeout", Some(json!(format!("{timeout}m0s")))),
-                    ("blockAdmission", Some(json!(block))),
-                    ("recoveryTimeout", recovery.map(|s| json!(format!("{s}s")))),
-                ]);
-                if version == V1beta1 {
-                    r["enable"] = json!(true);
-                }
-                r
-            });
-            let fair = fair.map(|s| {
-                let mut f = json!({"preemptionStrategies": s});
-                if version == V1beta1 {
-                    f["enable"] = json!(true);
-                }
-                f
-            });
-            object(vec![
-                ("apiVersion", Some(json!(version.config_api_version()))),
-                ("kind", Some(json!("Configuration"))),
-                ("namespace", ns.map(Value::from)),
-                ("manageJobsWithoutQueueName", Some(json!(manage))),
-                ("waitForPodsReady", ready),
-                ("fairSharing", fair),
-                ("featureGates", Some(json!(gates))),
-                ("integrations", Some(json!({"frameworks": ["batch/job"]}))),
-                (
-                    "resources",
-                    Some(json!({"excludeResourcePrefixes": ["example.com/"]})),
-                ),
-            ])
-        })
-}
-
 /// Reads `doc` as `A`, converts to `B` and back, and checks nothing changed (typed and as
 /// JSON), and that the intermediate reads back as itself.
-fn round_trip<A, B>(doc: &Value, there: fn(&A) -> B, back: fn(&B) -> A)
+pub(crate) fn round_trip<A, B>(doc: &Value, there: fn(&A) -> B, back: fn(&B) -> A)
 where
     A: DeserializeOwned + serde::Serialize + PartialEq + std::fmt::Debug,
     B: DeserializeOwned + serde::Serialize + PartialEq + std::fmt::Debug,
@@ -544,14 +493,6 @@ proptest! {
             &v1, convert::workload::to_v1beta2, convert::workload::to_v1beta1);
         round_trip::<v2::Workload, api::Workload>(
             &v2doc, convert::workload::to_v1beta1, convert::workload::to_v1beta2);
-    }
-
-    #[test]
-    fn configurations_round_trip(v1 in configuration(V1beta1), v2doc in configuration(V1beta2)) {
-        round_trip::<v1cfg::Configuration, v2::config::Configuration>(
-            &v1, cfg_convert::to_v1beta2, cfg_convert::to_v1beta1);
-        round_trip::<v2::config::Configuration, v1cfg::Configuration>(
-            &v2doc, cfg_convert::to_v1beta1, cfg_convert::to_v1beta2);
     }
 
     #[test]

@@ -16,6 +16,7 @@ mod support;
 
 mod api_types;
 mod api_v1beta2;
+mod api_v1beta2_config;
 mod api_v1beta2_roundtrip;
 mod architecture;
 mod bad_input_fuzz;

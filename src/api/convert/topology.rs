@@ -8,8 +8,8 @@
 //! slice serializes strictly smaller. Either way the domain sequence is the same.
 //!
 //! [`check`] is the slice rules of upstream's CRD (lengths agree, exactly one of universal and
-//! individual): [`to_v1beta1`] assumes them and, given anything else, still returns without
-//! panicking.
+//! individual) and a bound on the total: [`to_v1beta1`] assumes them and, given anything else,
+//! still returns without panicking.
 
 use crate::api::FieldError;
 use crate::api::v1beta2::{
@@ -23,6 +23,9 @@ use crate::api::{TopologyAssignment as V1, TopologyDomainAssignment};
 pub const MAX_DOMAINS_PER_SLICE: usize = 100_000;
 /// Upstream's limit of slices in one assignment.
 pub const MAX_SLICES: usize = 1_000;
+/// Our limit of domains in all (upstream's limits allow 10^8, which would expand to gigabytes
+/// in v1beta1's form; real assignments are one per node).
+pub const MAX_DOMAINS: usize = 1_000_000;
 const HOSTNAME_LABEL: &str = "kubernetes.io/hostname";
 
 /// The v1beta1 form: every domain of every slice, in order.
@@ -279,9 +282,17 @@ pub fn check(ta: &V2, path: &str) -> Result<(), FieldError> {
             format!("must have at most {MAX_SLICES} items"),
         ));
     }
+    let mut total = 0;
     for (si, slice) in ta.slices.iter().enumerate() {
         let at = format!("{path}.slices[{si}]");
         let count = usize::try_from(slice.domain_count).unwrap_or(0);
+        total += count;
+        if total > MAX_DOMAINS {
+            return Err(FieldError::new(
+                format!("{at}.domainCount"),
+                format!("more than {MAX_DOMAINS} domains in all (kubectl-kueue's limit)"),
+            ));
+        }
         if !(1..=MAX_DOMAINS_PER_SLICE).contains(&count) {
             return Err(FieldError::new(
                 format!("{at}.domainCount"),
