@@ -2226,7 +2226,7 @@ _kubectl__kueue() {
             return 0
             ;;
         kubectl__subcmd__kueue__subcmd__simulate)
-            opts="-f -o -n -v -h --filename --live --set --add --remove --output --no-headers --now --strict-namespace-selector --kubeconfig --context --namespace --color --verbose --help"
+            opts="-f -o -n -v -h --filename --live --set --add --remove --output --no-headers --now --strict-namespace-selector --api-version --kubeconfig --context --namespace --color --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2262,6 +2262,10 @@ _kubectl__kueue() {
                     ;;
                 --now)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --api-version)
+                    COMPREPLY=($(compgen -W "v1beta1 v1beta2" -- "${cur}"))
                     return 0
                     ;;
                 --kubeconfig)

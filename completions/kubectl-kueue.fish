@@ -60,6 +60,8 @@ json\t''
 yaml\t''
 name\t''"
 complete -c kubectl-kueue -n "__fish_kubectl_kueue_using_subcommand simulate" -l now -d 'The simulation\'s clock (RFC 3339), used for conditions and for objects without a creationTimestamp. Defaults to the current time' -r
+complete -c kubectl-kueue -n "__fish_kubectl_kueue_using_subcommand simulate" -l api-version -d 'With -o json|yaml: write every object as kueue.x-k8s.io/v1beta1 or v1beta2. Without it, each object is written in the version it was read in (Workloads made from Jobs in the version most Kueue documents use)' -r -f -a "v1beta1\t''
+v1beta2\t''"
 complete -c kubectl-kueue -n "__fish_kubectl_kueue_using_subcommand simulate" -l kubeconfig -d 'Path to the kubeconfig file to use' -r
 complete -c kubectl-kueue -n "__fish_kubectl_kueue_using_subcommand simulate" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kubectl-kueue -n "__fish_kubectl_kueue_using_subcommand simulate" -s n -l namespace -d 'The namespace scope for this request' -r

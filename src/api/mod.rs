@@ -1,10 +1,14 @@
-//! Serde types of Kueue's `kueue.x-k8s.io/v1beta1` API and the CRDs generated from them.
+//! Serde types of Kueue's `kueue.x-k8s.io` API in both versions, the conversion between them,
+//! and the CRDs generated from them.
 //!
 //! This module owns the wire format: ResourceFlavor, Cohort, ClusterQueue, LocalQueue,
 //! WorkloadPriorityClass and Workload, field for field as upstream Kueue v0.19 defines them in
 //! v1beta1 (camelCase JSON names, upstream's enum strings, the deprecated aliases v1beta1 still
 //! accepts), plus the controller's `config.kueue.x-k8s.io/v1beta1` `Configuration` in [`config`].
-//! It holds no behaviour: the engine converts these types into its own model elsewhere.
+//! The v1beta1 types at this module's root are the internal form every other module works on;
+//! [`v1beta2`] holds upstream's current version and [`convert`] upstream's conversion rules
+//! between the two (pure functions). It holds no behaviour: the engine converts these types
+//! into its own model elsewhere.
 //!
 //! How optional fields map:
 //! - A field that upstream's CRD defaults (for example `queueingStrategy: BestEffortFIFO`,
@@ -26,6 +30,7 @@ mod macros;
 pub mod cluster_queue;
 pub mod cohort;
 pub mod config;
+pub mod convert;
 pub mod crd;
 pub mod fair_sharing;
 pub mod local_queue;
@@ -33,6 +38,8 @@ pub mod policies;
 pub mod quota;
 pub mod resource_flavor;
 pub mod schema;
+pub mod v1beta2;
+pub mod version;
 pub mod workload;
 pub mod workload_priority_class;
 pub mod workload_status;
@@ -45,6 +52,7 @@ pub use local_queue::*;
 pub use policies::*;
 pub use quota::*;
 pub use resource_flavor::*;
+pub use version::KueueVersion;
 pub use workload::*;
 pub use workload_priority_class::*;
 pub use workload_status::*;
@@ -55,9 +63,9 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
 /// The API group of every Kueue kind.
 pub const GROUP: &str = "kueue.x-k8s.io";
-/// The only version we serve and store.
+/// The version of the internal form (and of the CRDs we install today).
 pub const VERSION: &str = "v1beta1";
-/// `apiVersion` of every Kueue object.
+/// `apiVersion` of every v1beta1 Kueue object.
 pub const API_VERSION: &str = "kueue.x-k8s.io/v1beta1";
 
 /// Label of a Job (or pod) naming the LocalQueue it is submitted to.
@@ -77,6 +85,16 @@ pub struct FieldError {
     pub path: String,
     /// serde's description of what was wrong.
     pub message: String,
+}
+
+impl FieldError {
+    /// An error at `path`.
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        FieldError {
+            path: path.into(),
+            message: message.into(),
+        }
+    }
 }
 
 /// Deserializes `T` from an already-parsed document, reporting the field path of any error.

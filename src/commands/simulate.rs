@@ -7,35 +7,10 @@ use clap::Args;
 use super::{CliResult, Outcome};
 use crate::cli::{GlobalArgs, OutputFormat};
 use crate::manifests::ConvertOptions;
-use crate::manifests::documents::{Document, parse_documents};
+use crate::manifests::documents::parse_documents;
 use crate::output::Printer;
 use crate::output::printer::kind_name;
-use crate::simulate::{Edit, Simulation};
-
-/// The seed's two-team GPU cluster on Tuesday: team A's eight experiments run on all eight
-/// GPUs (four borrowed), and team B's weekly retraining job arrives.
-pub const EMBEDDED_SCENARIO: &[(&str, &str)] = &[
-    (
-        "examples/gpu-two-teams/namespaces.yaml",
-        include_str!("../../examples/gpu-two-teams/namespaces.yaml"),
-    ),
-    (
-        "examples/gpu-two-teams/priorities.yaml",
-        include_str!("../../examples/gpu-two-teams/priorities.yaml"),
-    ),
-    (
-        "examples/gpu-two-teams/setup.yaml",
-        include_str!("../../examples/gpu-two-teams/setup.yaml"),
-    ),
-    (
-        "examples/gpu-two-teams/monday/running.yaml",
-        include_str!("../../examples/gpu-two-teams/monday/running.yaml"),
-    ),
-    (
-        "examples/gpu-two-teams/jobs/weekly-retrain.yaml",
-        include_str!("../../examples/gpu-two-teams/jobs/weekly-retrain.yaml"),
-    ),
-];
+use crate::simulate::{Edit, OutputVersion, Simulation};
 
 #[derive(Debug, Args)]
 #[command(after_help = "\
@@ -55,6 +30,9 @@ Examples:
 
   # The resulting Workloads, ClusterQueues and LocalQueues with their status
   kubectl kueue simulate -f state.yaml -o yaml > after.yaml
+
+  # kueue.x-k8s.io/v1beta1 and v1beta2 manifests, mixed; every object written back as v1beta2
+  kubectl kueue simulate -f cluster/ -o yaml --api-version v1beta2
 
 --set edits (kueuectl's flag shapes):
   cq/NAME.nominalQuota=FLAVOR:RESOURCE=QTY[;RESOURCE=QTY]   (also borrowingLimit, lendingLimit)
@@ -96,6 +74,11 @@ pub struct SimulateArgs {
     /// namespace) instead of every namespace, as the seed article expects.
     #[arg(long)]
     pub strict_namespace_selector: bool,
+    /// With -o json|yaml: write every object as kueue.x-k8s.io/v1beta1 or v1beta2. Without it,
+    /// each object is written in the version it was read in (Workloads made from Jobs in the
+    /// version most Kueue documents use).
+    #[arg(long, value_name = "VERSION", value_parser = ["v1beta1", "v1beta2"])]
+    pub api_version: Option<String>,
 }
 
 pub fn parse_now(now: &Option<String>) -> anyhow::Result<i64> {
@@ -108,15 +91,6 @@ pub fn parse_now(now: &Option<String>) -> anyhow::Result<i64> {
         }
         None => Ok(k8s_openapi::jiff::Timestamp::now().as_millisecond()),
     }
-}
-
-fn embedded_documents() -> anyhow::Result<Vec<Document>> {
-    let mut order = 0;
-    let mut docs = Vec::new();
-    for (name, text) in EMBEDDED_SCENARIO {
-        docs.extend(parse_documents(name, text, &mut order).map_err(|e| anyhow::anyhow!("{e}"))?);
-    }
-    Ok(docs)
 }
 
 /// The input picture: files, the live cluster, or the embedded scenario.
@@ -139,7 +113,7 @@ fn read_input(
                 "No -f given: simulating the embedded seed scenario (examples/gpu-two-teams: team A's 8 experiments run, team B's weekly retraining arrives)."
             );
         }
-        embedded_documents()?
+        crate::simulate::embedded::documents()?
     } else {
         crate::manifests::documents::read_all(&args.files)?
     };
@@ -174,8 +148,7 @@ pub fn run(global: &GlobalArgs, args: SimulateArgs) -> CliResult {
             )
             .into());
         }
-        changed.workloads.extend(added.workloads);
-        changed.jobs.extend(added.jobs);
+        changed.add_workloads_and_jobs(added);
     }
     crate::simulate::remove(&mut changed, &args.remove)?;
     let opts = ConvertOptions {
@@ -203,8 +176,12 @@ pub fn run(global: &GlobalArgs, args: SimulateArgs) -> CliResult {
             r.job, r.origin, r.reason, r.message
         ));
     }
+    let version = match args.api_version.as_deref() {
+        Some(v) => OutputVersion::Fixed(v.parse()?),
+        None => OutputVersion::AsInput,
+    };
     let printer = Printer::new(args.output, args.no_headers, global.color);
-    if !printer.data(&sim.output())? {
+    if !printer.data(&sim.output_in(version))? {
         match args.output {
             OutputFormat::Name => {
                 for item in sim.output()["items"].as_array().into_iter().flatten() {

@@ -854,7 +854,7 @@ pub fn dry_run(
     } else {
         return Err(ExplainError::Input(crate::manifests::InputError::new(
             &origin,
-            "expected a batch/v1 Job with the label kueue.x-k8s.io/queue-name, or a kueue.x-k8s.io/v1beta1 Workload",
+            "expected a batch/v1 Job with the label kueue.x-k8s.io/queue-name, or a kueue.x-k8s.io Workload (v1beta1 or v1beta2)",
         )));
     };
     let max_order = inv
@@ -872,5 +872,6 @@ pub fn dry_run(
         w.origin.order = max_order + 1;
         inv.workloads.push(w);
     }
+    inv.sources.extend(added.sources);
     explain(&inv, &ns, &target, opts)
 }

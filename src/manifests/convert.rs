@@ -5,7 +5,9 @@
 //! engine reports.
 //!
 //! Used both offline (objects from files) and live (objects from the API server), so
-//! `simulate` and `run-controller` see the same picture.
+//! `simulate` and `run-controller` see the same picture. Everything arrives in the internal
+//! (v1beta1) form; what only a v1beta2 document could say comes through
+//! [`super::sources`], as unsupported features and as the field paths of errors.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -15,7 +17,9 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use super::error::{InputError, Origin};
 use super::inventory::{Inventory, Sourced};
 use super::job::{JOB_UID_LABEL, JobProblem, workload_belongs_to, workload_for_job};
+use super::key::ObjectKey;
 use super::pod;
+use super::sources::{KueueKind, V1beta2Feature};
 use crate::api::config::Configuration;
 use crate::api::workload_status::condition;
 use crate::api::{self, ClusterQueue, Cohort, ResourceFlavor, Workload};
@@ -641,7 +645,11 @@ pub fn convert(inv: &Inventory, opts: &ConvertOptions) -> Result<Converted, Inpu
             origin: &c.origin,
             object: id("Cohort", None, &name),
         };
-        out.state.cohorts.insert(name, cohort(&ctx, &c.obj)?);
+        let converted = cohort(&ctx, &c.obj).map_err(|e| {
+            let key = ObjectKey::cluster_scoped(&c.obj.metadata);
+            inv.sources.in_written_version(KueueKind::Cohort, &key, e)
+        })?;
+        out.state.cohorts.insert(name, converted);
     }
     for cq in &inv.cluster_queues {
         let name = name_of(&cq.obj.metadata);
@@ -649,7 +657,19 @@ pub fn convert(inv: &Inventory, opts: &ConvertOptions) -> Result<Converted, Inpu
             origin: &cq.origin,
             object: id("ClusterQueue", None, &name),
         };
-        let converted = cluster_queue(&ctx, &cq.obj, &topology_flavors)?;
+        let key = ObjectKey::cluster_scoped(&cq.obj.metadata);
+        let mut converted = cluster_queue(&ctx, &cq.obj, &topology_flavors).map_err(|e| {
+            inv.sources
+                .in_written_version(KueueKind::ClusterQueue, &key, e)
+        })?;
+        for feature in inv.sources.v1beta2_features(KueueKind::ClusterQueue, &key) {
+            // Upstream acts on the policy only with its (alpha) feature gate on.
+            if feature != V1beta2Feature::ConcurrentAdmission
+                || config.and_then(|c| c.feature_gate("ConcurrentAdmission")) == Some(true)
+            {
+                converted.unsupported.push(feature.describe().to_string());
+            }
+        }
         for g in &converted.resource_groups {
             for f in &g.flavors {
                 if !out.state.flavors.contains_key(&f.name) {
@@ -714,20 +734,25 @@ pub fn convert(inv: &Inventory, opts: &ConvertOptions) -> Result<Converted, Inpu
     }
     entries.sort_by_key(|(_, o, _)| o.order);
     for (obj, origin, job) in entries {
-        let w =
-            workload(&origin, &obj, origin.order as u64, opts.now, &exclude).map_err(
-                |e| match &job {
-                    // Point at the Job the user wrote, not the Workload built from it.
-                    Some(j) => InputError {
-                        object: Some(format!("Job {j}")),
-                        field: e
-                            .field
-                            .map(|f| f.replacen("spec.podSets[0].template.", "spec.template.", 1)),
-                        ..e
-                    },
-                    None => e,
+        let key = ObjectKey::namespaced(&obj.metadata);
+        let mut w = workload(&origin, &obj, origin.order as u64, opts.now, &exclude).map_err(
+            |e| match &job {
+                // Point at the Job the user wrote, not the Workload built from it.
+                Some(j) => InputError {
+                    object: Some(format!("Job {j}")),
+                    field: e
+                        .field
+                        .map(|f| f.replacen("spec.podSets[0].template.", "spec.template.", 1)),
+                    ..e
                 },
-            )?;
+                None => inv.sources.in_written_version(KueueKind::Workload, &key, e),
+            },
+        )?;
+        if job.is_none() {
+            for feature in inv.sources.v1beta2_features(KueueKind::Workload, &key) {
+                w.unsupported.push(feature.describe().to_string());
+            }
+        }
         out.state.namespaces.entry(w.namespace.clone()).or_default();
         out.workloads.push(WorkloadEntry {
             key: w.key().to_string(),

@@ -5,13 +5,14 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{Namespace, Node};
-use serde::de::DeserializeOwned;
 
 use super::documents::Document;
 use super::error::{InputError, Origin};
+use super::kueue_documents::{read, read_config, typed};
+use super::sources::{KueueKind, Sources};
 use crate::api::config::Configuration;
 use crate::api::{
-    ClusterQueue, Cohort, LocalQueue, ResourceFlavor, Workload, WorkloadPriorityClass,
+    ClusterQueue, Cohort, KueueVersion, LocalQueue, ResourceFlavor, Workload, WorkloadPriorityClass,
 };
 
 /// An object and where it came from.
@@ -34,6 +35,8 @@ pub struct Inventory {
     pub namespaces: Vec<Sourced<Namespace>>,
     pub nodes: Vec<Sourced<Node>>,
     pub config: Option<Sourced<Configuration>>,
+    /// The API version each Kueue object was written in (and its v1beta2 document).
+    pub sources: Sources,
     /// Things worth a line on stderr (ignored kinds, Jobs without a queue label...).
     pub warnings: Vec<String>,
 }
@@ -65,15 +68,15 @@ fn describe(value: &serde_json::Value) -> (String, String) {
     (kind, id)
 }
 
-fn typed<T: DeserializeOwned>(doc: &Document, id: &str) -> Result<T, InputError> {
-    crate::api::from_value::<T>(doc.value.clone()).map_err(|e| {
-        InputError::new(&doc.origin, e.message)
-            .object(id)
-            .field(e.path)
-    })
-}
-
 impl Inventory {
+    /// Adds the Workloads and Jobs of `added` (read from other documents), as `simulate
+    /// --add` does.
+    pub fn add_workloads_and_jobs(&mut self, added: Inventory) {
+        self.workloads.extend(added.workloads);
+        self.jobs.extend(added.jobs);
+        self.sources.extend(added.sources);
+    }
+
     /// Sorts documents into kinds. Unknown kinds give one warning each and are skipped.
     pub fn from_documents(docs: Vec<Document>) -> Result<Inventory, InputError> {
         let mut inv = Inventory::default();
@@ -109,33 +112,14 @@ impl Inventory {
                     .field("metadata.name"));
             }
             let origin = doc.origin.clone();
+            let kueue_version = KueueVersion::of_kueue_api_version(&api_version);
+            let config_version = KueueVersion::of_config_api_version(&api_version);
             match (api_version.as_str(), kind.as_str()) {
-                ("kueue.x-k8s.io/v1beta1", "ResourceFlavor") => inv.flavors.push(Sourced {
-                    obj: typed(&doc, &id)?,
-                    origin,
-                }),
-                ("kueue.x-k8s.io/v1beta1", "Cohort") => inv.cohorts.push(Sourced {
-                    obj: typed(&doc, &id)?,
-                    origin,
-                }),
-                ("kueue.x-k8s.io/v1beta1", "ClusterQueue") => inv.cluster_queues.push(Sourced {
-                    obj: typed(&doc, &id)?,
-                    origin,
-                }),
-                ("kueue.x-k8s.io/v1beta1", "LocalQueue") => inv.local_queues.push(Sourced {
-                    obj: typed(&doc, &id)?,
-                    origin,
-                }),
-                ("kueue.x-k8s.io/v1beta1", "WorkloadPriorityClass") => {
-                    inv.priority_classes.push(Sourced {
-                        obj: typed(&doc, &id)?,
-                        origin,
-                    })
+                _ if let Some(version) = kueue_version
+                    && let Some(kueue_kind) = KueueKind::parse(&kind) =>
+                {
+                    read(&mut inv, &doc, &id, kueue_kind, version)?;
                 }
-                ("kueue.x-k8s.io/v1beta1", "Workload") => inv.workloads.push(Sourced {
-                    obj: typed(&doc, &id)?,
-                    origin,
-                }),
                 ("batch/v1", "Job") => {
                     let job: Job = typed(&doc, &id)?;
                     let labelled = job
@@ -157,7 +141,7 @@ impl Inventory {
                     obj: typed(&doc, &id)?,
                     origin,
                 }),
-                ("config.kueue.x-k8s.io/v1beta1", "Configuration") => {
+                (_, "Configuration") if let Some(version) = config_version => {
                     if let Some(previous) = &inv.config {
                         return Err(InputError::new(
                             &origin,
@@ -169,14 +153,14 @@ impl Inventory {
                         .object(id));
                     }
                     inv.config = Some(Sourced {
-                        obj: typed(&doc, &id)?,
+                        obj: read_config(&doc, &id, version)?,
                         origin,
                     });
                 }
-                (v, _) if v.starts_with("kueue.x-k8s.io/") && v != "kueue.x-k8s.io/v1beta1" => {
+                (v, _) if v.starts_with("kueue.x-k8s.io/") && kueue_version.is_none() => {
                     return Err(InputError::new(
                         &origin,
-                        format!("apiVersion {v} is not supported: kubectl-kueue reads kueue.x-k8s.io/v1beta1 (convert with `kubectl convert` or write v1beta1)"),
+                        format!("apiVersion {v} is not supported: kubectl-kueue reads kueue.x-k8s.io/v1beta1 and kueue.x-k8s.io/v1beta2"),
                     )
                     .object(id)
                     .field("apiVersion"));

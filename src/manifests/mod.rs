@@ -1,9 +1,10 @@
-//! Reading Kueue objects, Jobs, Namespaces, Nodes and the controller `Configuration` from
-//! YAML, and converting API objects into the engine's [`crate::scheduler::model`]; building
-//! the objects the commands write: queues from kueuectl's flags ([`flags`]), Jobs and their
-//! Workloads ([`job`]), `init`'s setup ([`setup`]) and what `install` applies ([`install`]).
-//! Pure: no cluster access, no command line; the live adapters reuse
-//! [`convert`](mod@convert).
+//! Reading Kueue objects (v1beta1 and v1beta2, mixed freely), Jobs, Namespaces, Nodes and the
+//! controller `Configuration` from YAML, and converting API objects into the engine's
+//! [`crate::scheduler::model`]; building the objects the commands write: queues from
+//! kueuectl's flags ([`flags`]), Jobs and their Workloads ([`job`]), `init`'s setup ([`setup`])
+//! and what `install` applies ([`install`]). Pure: no cluster access, no command line; the live
+//! adapters reuse [`convert`](mod@convert). Documents become the internal (v1beta1) form when
+//! read; [`sources`] remembers which version each object was written in.
 
 pub mod convert;
 pub mod documents;
@@ -13,13 +14,16 @@ pub mod install;
 pub mod inventory;
 pub mod job;
 pub mod key;
+mod kueue_documents;
 pub mod pod;
 pub mod setup;
+pub mod sources;
 
 pub use convert::{ConvertOptions, Converted, WorkloadEntry, convert};
 pub use error::{InputError, LoadError, Origin};
 pub use inventory::{Inventory, Sourced};
 pub use key::ObjectKey;
+pub use sources::{KueueKind, Sources, V1beta2Feature};
 
 /// Reads PATH arguments into an inventory of typed objects.
 pub fn load(paths: &[String]) -> Result<Inventory, LoadError> {

@@ -3,10 +3,13 @@
 //! (time is a parameter).
 
 pub mod edits;
+pub mod embedded;
 pub mod result;
 pub mod runner;
 pub mod scenario;
+pub mod written;
 
 pub use edits::{Edit, EditError, materialize_jobs, remove};
 pub use runner::{RunReport, run_to_fixpoint};
 pub use scenario::{SimulateError, Simulation};
+pub use written::OutputVersion;

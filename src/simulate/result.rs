@@ -1,7 +1,8 @@
-//! The objects a run leaves behind, in upstream's v1beta1 status shape: every Workload
+//! The objects a run leaves behind, in upstream's status shape: every Workload
 //! (admission, QuotaReserved/Admitted/Evicted/Preempted/Requeued conditions, resource
 //! requests while pending), then every ClusterQueue and LocalQueue with its status. Fed
-//! back as input, they reproduce the same state.
+//! back as input, they reproduce the same state. Each is written in the version its input
+//! used, or the one asked for ([`super::written`]).
 //!
 //! This module only assembles the run's result (what happened to whom, [`History`], and the
 //! output list); the status transitions themselves are [`crate::status`]'s, shared with the
@@ -10,8 +11,9 @@
 use std::collections::BTreeMap;
 
 use super::runner::RunReport;
+use super::written::{self, OutputVersion};
 use crate::api::workload_status::condition;
-use crate::api::{self, Workload, WorkloadStatus};
+use crate::api::{Workload, WorkloadStatus};
 use crate::manifests::{Converted, Inventory};
 use crate::scheduler::decision::{Decision, PreemptionReason};
 use crate::scheduler::key::WorkloadKey;
@@ -136,7 +138,8 @@ pub fn workload_status(
     st
 }
 
-/// The `v1 List` of every resulting Workload, ClusterQueue and LocalQueue.
+/// The `v1 List` of every resulting Workload, ClusterQueue and LocalQueue, each in the version
+/// `choice` says ([`super::written`]).
 pub fn output_list(
     inv: &Inventory,
     converted: &Converted,
@@ -144,6 +147,7 @@ pub fn output_list(
     report: &RunReport,
     drained: &BTreeMap<String, (String, String)>,
     now: Millis,
+    choice: OutputVersion,
 ) -> serde_json::Value {
     let history = History::from_report(report);
     let mut items = Vec::new();
@@ -152,42 +156,15 @@ pub fn output_list(
         obj.status = Some(workload_status(
             &obj, engine, report, &history, drained, now,
         ));
-        items.push(with_type_meta(
-            serde_json::to_value(&obj).unwrap_or_default(),
-            "Workload",
-        ));
+        items.push(written::workload(&obj, &inv.sources, choice));
     }
     for cq in &inv.cluster_queues {
         let obj = cluster_queue_with_status(&cq.obj, engine, now);
-        items.push(with_type_meta(
-            serde_json::to_value(&obj).unwrap_or_default(),
-            "ClusterQueue",
-        ));
+        items.push(written::cluster_queue(&obj, &inv.sources, choice));
     }
     for lq in &inv.local_queues {
         let obj = local_queue_with_status(&lq.obj, engine, now);
-        items.push(with_type_meta(
-            serde_json::to_value(&obj).unwrap_or_default(),
-            "LocalQueue",
-        ));
+        items.push(written::local_queue(&obj, &inv.sources, choice));
     }
     serde_json::json!({ "apiVersion": "v1", "kind": "List", "metadata": {}, "items": items })
-}
-
-/// `apiVersion`/`kind` first, as kubectl prints objects.
-fn with_type_meta(value: serde_json::Value, kind: &str) -> serde_json::Value {
-    let mut out = serde_json::Map::new();
-    out.insert(
-        "apiVersion".into(),
-        serde_json::Value::String(api::API_VERSION.to_string()),
-    );
-    out.insert("kind".into(), serde_json::Value::String(kind.to_string()));
-    if let serde_json::Value::Object(m) = value {
-        for (k, v) in m {
-            if k != "apiVersion" && k != "kind" {
-                out.insert(k, v);
-            }
-        }
-    }
-    serde_json::Value::Object(out)
 }

@@ -5,6 +5,7 @@
 use super::edits::{Edit, EditError};
 use super::result::output_list;
 use super::runner::{RunReport, run_to_fixpoint};
+use super::written::OutputVersion;
 use crate::manifests::{ConvertOptions, Converted, InputError, Inventory, convert};
 use crate::scheduler::Engine;
 use crate::scheduler::key::WorkloadKey;
@@ -109,8 +110,14 @@ impl Simulation {
         })
     }
 
-    /// The resulting objects as a `v1 List` (the `-o json|yaml` output).
+    /// The resulting objects as a `v1 List` (the `-o json|yaml` output), each in the version
+    /// its input used.
     pub fn output(&self) -> serde_json::Value {
+        self.output_in(OutputVersion::AsInput)
+    }
+
+    /// The resulting objects as a `v1 List`, in the versions `choice` says.
+    pub fn output_in(&self, choice: OutputVersion) -> serde_json::Value {
         output_list(
             &self.inventory,
             &self.converted,
@@ -118,6 +125,7 @@ impl Simulation {
             &self.report,
             &self.drained,
             self.now,
+            choice,
         )
     }
 }

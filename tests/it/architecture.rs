@@ -16,7 +16,9 @@
 //! `shared_rules_take_time_as_a_parameter` fail with "src/policy/workload.rs:NN:
 //! `SystemTime`"; adding `use crate::kube::apply::Writer;` to `src/controller/model/mod.rs`
 //! makes `the_controller_model_holds_no_io_handles` fail with
-//! "src/controller/model/mod.rs:NN: `Writer`". The command-layer rules, likewise:
+//! "src/controller/model/mod.rs:NN: `Writer`"; adding `use crate::api::v1beta2::Workload;` to
+//! `src/manifests/convert.rs` makes `api_versions_are_resolved_at_the_edges` fail with
+//! "src/manifests/convert.rs:NN: `v1beta2`". The command-layer rules, likewise:
 //! `use crate::commands::Cli;` in `src/output/mod.rs` and in `src/cli.rs` failed with
 //! "src/output/mod.rs: output must not use crate::commands" and "src/cli.rs: cli must not use
 //! crate::commands"; `use crate::{cli::GlobalArgs as _G};` in `src/kube/mod.rs` (a group)
@@ -274,6 +276,42 @@ fn the_controller_model_holds_no_io_handles() {
     assert!(
         found.is_empty(),
         "the controller model must stay pure:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn api_versions_are_resolved_at_the_edges() {
+    // Documents become the internal (v1beta1) form when read (`src/manifests/kueue_documents.rs`)
+    // and go back to their own version when written (`src/simulate/written.rs`); what is in
+    // between, the engine adapter included, never names v1beta2 or its conversion.
+    const FORBIDDEN: &[&str] = &["v1beta2", "api::convert"];
+    let mut files = rust_files("src/scheduler");
+    for dir in ["src/status", "src/explain", "src/policy", "src/integration"] {
+        files.extend(rust_files(dir));
+    }
+    for f in [
+        "src/manifests/convert.rs",
+        "src/manifests/job.rs",
+        "src/manifests/pod.rs",
+        "src/simulate/runner.rs",
+        "src/simulate/result.rs",
+        "src/simulate/edits.rs",
+    ] {
+        files.extend(rust_files(f));
+    }
+    let mut found = Vec::new();
+    for f in files {
+        let code = code_only(&std::fs::read_to_string(&f).unwrap());
+        for w in FORBIDDEN {
+            for line in occurrences(&code, w) {
+                found.push(format!("{}:{line}: `{w}`", rel(&f)));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "only the loader and the output writer know about versions:\n{}",
         found.join("\n")
     );
 }

@@ -2,9 +2,10 @@
 //! duplicated, values replaced by junk, characters cut), go through reading, conversion and
 //! simulation; every run must end in a result or an error, never a panic.
 
+use kubectl_kueue::api::KueueVersion;
 use kubectl_kueue::manifests::documents::parse_documents;
 use kubectl_kueue::manifests::{ConvertOptions, Inventory};
-use kubectl_kueue::simulate::Simulation;
+use kubectl_kueue::simulate::{OutputVersion, Simulation};
 use proptest::prelude::*;
 
 const SEED: &str = concat!(
@@ -17,6 +18,68 @@ const SEED: &str = concat!(
     include_str!("../../examples/gpu-two-teams/jobs/weekly-retrain.yaml"),
     "---\n",
     include_str!("../../examples/gpu-two-teams/jobs/experiment-42.yaml"),
+);
+
+/// The same in v1beta2, plus a Workload with what only v1beta2 has (a sliced topology
+/// assignment, preemption gates), so the v1beta2 reading and writing get mangled too.
+const SEED_V1BETA2: &str = concat!(
+    include_str!("../fixtures/v1beta2/gpu-two-teams/namespaces.yaml"),
+    "---\n",
+    include_str!("../fixtures/v1beta2/gpu-two-teams/priorities.yaml"),
+    "---\n",
+    include_str!("../fixtures/v1beta2/gpu-two-teams/setup.yaml"),
+    "---\n",
+    include_str!("../fixtures/v1beta2/gpu-two-teams/jobs/weekly-retrain.yaml"),
+    "---\n",
+    "apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata:
+  name: placed
+  namespace: team-a
+spec:
+  queueName: training-queue
+  preemptionGates:
+  - name: example.com/gate
+  podSets:
+  - count: 2
+    template:
+      spec:
+        containers:
+        - name: c
+          resources:
+            requests:
+              nvidia.com/gpu: 1
+status:
+  preemptionGates:
+  - name: example.com/gate
+    position: Open
+  conditions:
+  - type: QuotaReserved
+    status: 'True'
+    reason: QuotaReserved
+    message: reserved
+    lastTransitionTime: '2025-07-22T08:00:00Z'
+  admission:
+    clusterQueue: team-a-queue
+    podSetAssignments:
+    - name: main
+      count: 2
+      flavors:
+        nvidia.com/gpu: gpu-a100
+      resourceUsage:
+        nvidia.com/gpu: 2
+      topologyAssignment:
+        levels: [rack, kubernetes.io/hostname]
+        slices:
+        - domainCount: 2
+          valuesPerLevel:
+          - universal: r1
+          - individual:
+              prefix: node-
+              roots: ['1', '2']
+          podCounts:
+            individual: [1, 1]
+",
 );
 
 const JUNK: &[&str] = &[
@@ -105,4 +168,40 @@ proptest! {
             let _ = sim.output();
         }
     }
+
+    #[test]
+    fn mangled_v1beta2_manifests_give_a_result_or_an_error(edits in proptest::collection::vec(mangle(), 1..6)) {
+        let text = apply(SEED_V1BETA2, &edits);
+        let mut order = 0;
+        let Ok(docs) = parse_documents("mangled.yaml", &text, &mut order) else { return Ok(()) };
+        let Ok(inv) = Inventory::from_documents(docs) else { return Ok(()) };
+        let opts = ConvertOptions { now: 1_753_174_800_000, strict_namespace_selector: false };
+        if let Ok(sim) = Simulation::run(inv, &[], &opts) {
+            let _ = sim.output();
+            let _ = sim.output_in(OutputVersion::Fixed(KueueVersion::V1beta1));
+        }
+    }
+}
+
+#[test]
+fn the_v1beta2_corpus_reads_unmangled() {
+    let mut order = 0;
+    let docs = parse_documents("seed.yaml", SEED_V1BETA2, &mut order).unwrap();
+    let inv = Inventory::from_documents(docs).unwrap();
+    let opts = ConvertOptions {
+        now: 1_753_174_800_000,
+        strict_namespace_selector: false,
+    };
+    let out = Simulation::run(inv, &[], &opts).unwrap().output();
+    let placed = out["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["metadata"]["name"] == "placed")
+        .unwrap();
+    assert_eq!(
+        placed["status"]["admission"]["podSetAssignments"][0]["topologyAssignment"]["slices"][0]["valuesPerLevel"]
+            [1]["individual"]["roots"],
+        serde_json::json!(["1", "2"])
+    );
 }

@@ -15,6 +15,9 @@
 mod support;
 
 mod api_types;
+mod api_v1beta2;
+mod api_v1beta2_config;
+mod api_v1beta2_roundtrip;
 mod architecture;
 mod bad_input_fuzz;
 mod cli_completion;
@@ -24,6 +27,7 @@ mod cli_help;
 mod cli_init;
 mod cli_simulate;
 mod cli_status;
+mod cli_v1beta2;
 mod controller_model;
 mod controlplane_smoke;
 mod crds;
@@ -48,3 +52,4 @@ mod live_explain;
 mod live_status;
 mod live_submit;
 mod simulate_fixpoint;
+mod simulate_v1beta2;

@@ -5,10 +5,10 @@
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, LabelSelectorRequirement};
 
 use super::{
-    ClientConnection, Configuration, ControllerHealth, ControllerMetrics, ControllerWebhook,
-    GoDuration, Integrations, InternalCertManagement, LeaderElection, LocalQueueMetrics,
-    MultiKueue, PreemptionStrategy, RequeuingStrategy, RequeuingTimestamp, TransformationStrategy,
-    WaitForPodsReady,
+    AdmissionFairSharing, ClientConnection, Configuration, ControllerHealth, ControllerMetrics,
+    ControllerWebhook, GoDuration, Integrations, InternalCertManagement, LeaderElection,
+    LocalQueueMetrics, MultiKueue, PreemptionStrategy, RequeuingStrategy, RequeuingTimestamp,
+    Resources, TransformationStrategy, WaitForPodsReady,
 };
 
 /// Namespace used when neither the file nor the service account says one.
@@ -73,60 +73,13 @@ impl Configuration {
     /// Like Go's `cmp.Or`, an empty string counts as unset where upstream's field is a plain
     /// string, and a zero duration as unset where it is a plain `metav1.Duration`.
     pub fn with_defaults(mut self, operator_namespace: Option<&str>) -> Configuration {
-        let namespace = self
-            .namespace
-            .get_or_insert_with(|| operator_namespace.unwrap_or(DEFAULT_NAMESPACE).to_owned())
-            .clone();
-
-        let webhook = self.webhook.get_or_insert_with(ControllerWebhook::default);
-        webhook.port.get_or_insert(DEFAULT_WEBHOOK_PORT);
-        or_default_str(&mut webhook.cert_dir, DEFAULT_WEBHOOK_CERT_DIR);
-
-        let metrics = self.metrics.get_or_insert_with(ControllerMetrics::default);
-        or_default_str(&mut metrics.bind_address, DEFAULT_METRICS_BIND_ADDRESS);
-        metrics
-            .local_queue_metrics
-            .get_or_insert(LocalQueueMetrics {
-                enable: true,
-                local_queue_selector: None,
-            });
-
-        let health = self.health.get_or_insert_with(ControllerHealth::default);
-        or_default_str(
-            &mut health.health_probe_bind_address,
-            DEFAULT_HEALTH_PROBE_BIND_ADDRESS,
-        );
-
-        let election = self
-            .leader_election
-            .get_or_insert_with(LeaderElection::default);
-        or_default_str(&mut election.resource_name, DEFAULT_LEADER_ELECTION_ID);
-        or_default_str(
-            &mut election.resource_lock,
-            DEFAULT_LEADER_ELECTION_RESOURCE_LOCK,
-        );
-        or_default_duration(&mut election.lease_duration, DEFAULT_LEASE_DURATION);
-        or_default_duration(&mut election.renew_deadline, DEFAULT_RENEW_DEADLINE);
-        or_default_duration(&mut election.retry_period, DEFAULT_RETRY_PERIOD);
-        election.leader_elect.get_or_insert(true);
-
-        let certs = self
-            .internal_cert_management
-            .get_or_insert_with(InternalCertManagement::default);
-        if *certs.enable.get_or_insert(true) {
-            certs
-                .webhook_service_name
-                .get_or_insert_with(|| DEFAULT_WEBHOOK_SERVICE_NAME.to_owned());
-            certs
-                .webhook_secret_name
-                .get_or_insert_with(|| DEFAULT_WEBHOOK_SECRET_NAME.to_owned());
-        }
-
-        let client = self
-            .client_connection
-            .get_or_insert_with(ClientConnection::default);
-        client.qps.get_or_insert(DEFAULT_CLIENT_CONNECTION_QPS);
-        client.burst.get_or_insert(DEFAULT_CLIENT_CONNECTION_BURST);
+        let namespace = default_namespace(&mut self.namespace, operator_namespace);
+        default_webhook(&mut self.webhook);
+        default_metrics(&mut self.metrics);
+        default_health(&mut self.health);
+        default_leader_election(&mut self.leader_election);
+        default_cert_management(&mut self.internal_cert_management);
+        default_client_connection(&mut self.client_connection);
 
         let ready = self
             .wait_for_pods_ready
@@ -135,82 +88,183 @@ impl Configuration {
             let timeout = *ready.timeout.get_or_insert(DEFAULT_PODS_READY_TIMEOUT);
             ready.recovery_timeout.get_or_insert(timeout);
             ready.block_admission.get_or_insert(true);
-            let strategy = ready
-                .requeuing_strategy
-                .get_or_insert_with(RequeuingStrategy::default);
-            strategy
-                .timestamp
-                .get_or_insert(RequeuingTimestamp::Eviction);
-            strategy
-                .backoff_base_seconds
-                .get_or_insert(DEFAULT_REQUEUING_BACKOFF_BASE_SECONDS);
-            strategy
-                .backoff_max_seconds
-                .get_or_insert(DEFAULT_REQUEUING_BACKOFF_MAX_SECONDS);
+            default_requeuing_strategy(&mut ready.requeuing_strategy);
         }
 
         let integrations = self.integrations.get_or_insert_with(Integrations::default);
-        if integrations.frameworks.is_empty() {
-            integrations
-                .frameworks
-                .push(DEFAULT_JOB_FRAMEWORK.to_owned());
-        }
-
-        self.managed_jobs_namespace_selector
-            .get_or_insert_with(|| LabelSelector {
-                match_expressions: Some(vec![LabelSelectorRequirement {
-                    key: NAMESPACE_NAME_LABEL.to_owned(),
-                    operator: "NotIn".to_owned(),
-                    values: Some(vec!["kube-system".to_owned(), namespace]),
-                }]),
-                match_labels: None,
-            });
+        default_frameworks(&mut integrations.frameworks);
+        default_managed_jobs_namespace_selector(
+            &mut self.managed_jobs_namespace_selector,
+            namespace,
+        );
 
         let multi = self.multi_kueue.get_or_insert_with(MultiKueue::default);
-        multi
-            .gc_interval
-            .get_or_insert(DEFAULT_MULTIKUEUE_GC_INTERVAL);
-        or_default_str(&mut multi.origin, DEFAULT_MULTIKUEUE_ORIGIN);
-        multi
-            .worker_lost_timeout
-            .get_or_insert(DEFAULT_MULTIKUEUE_WORKER_LOST_TIMEOUT);
-        multi
-            .dispatcher_name
-            .get_or_insert_with(|| DEFAULT_MULTIKUEUE_DISPATCHER.to_owned());
+        default_multi_kueue(
+            &mut multi.gc_interval,
+            &mut multi.origin,
+            &mut multi.worker_lost_timeout,
+            &mut multi.dispatcher_name,
+        );
 
         if let Some(fair) = &mut self.fair_sharing
             && fair.enable
             && fair.preemption_strategies.is_empty()
         {
-            fair.preemption_strategies = vec![
-                PreemptionStrategy::LessThanOrEqualToFinalShare,
-                PreemptionStrategy::LessThanInitialShare,
-            ];
+            fair.preemption_strategies = default_preemption_strategies();
         }
-        if let Some(admission) = &mut self.admission_fair_sharing {
-            or_default_duration(
-                &mut admission.usage_sampling_interval,
-                DEFAULT_USAGE_SAMPLING_INTERVAL,
-            );
-        }
-        if let Some(resources) = &mut self.resources {
-            for transformation in &mut resources.transformations {
-                transformation
-                    .strategy
-                    .get_or_insert(TransformationStrategy::Retain);
-            }
-        }
+        default_admission_fair_sharing(&mut self.admission_fair_sharing);
+        default_resources(&mut self.resources);
         self
     }
 }
 
-fn or_default_str(field: &mut Option<String>, default: &str) {
+/// The fair sharing strategies v1beta1 fills in (and v1beta1-to-v1beta2 conversion too).
+pub(crate) fn default_preemption_strategies() -> Vec<PreemptionStrategy> {
+    vec![
+        PreemptionStrategy::LessThanOrEqualToFinalShare,
+        PreemptionStrategy::LessThanInitialShare,
+    ]
+}
+
+// The sections below default alike in v1beta1 and v1beta2 (the v1beta2 Configuration reuses
+// these types), so both versions' defaulting calls them.
+
+pub(crate) fn default_namespace(
+    namespace: &mut Option<String>,
+    operator_namespace: Option<&str>,
+) -> String {
+    namespace
+        .get_or_insert_with(|| operator_namespace.unwrap_or(DEFAULT_NAMESPACE).to_owned())
+        .clone()
+}
+
+pub(crate) fn default_webhook(webhook: &mut Option<ControllerWebhook>) {
+    let webhook = webhook.get_or_insert_with(ControllerWebhook::default);
+    webhook.port.get_or_insert(DEFAULT_WEBHOOK_PORT);
+    or_default_str(&mut webhook.cert_dir, DEFAULT_WEBHOOK_CERT_DIR);
+}
+
+pub(crate) fn default_metrics(metrics: &mut Option<ControllerMetrics>) {
+    let metrics = metrics.get_or_insert_with(ControllerMetrics::default);
+    or_default_str(&mut metrics.bind_address, DEFAULT_METRICS_BIND_ADDRESS);
+    metrics
+        .local_queue_metrics
+        .get_or_insert(LocalQueueMetrics {
+            enable: true,
+            local_queue_selector: None,
+        });
+}
+
+pub(crate) fn default_health(health: &mut Option<ControllerHealth>) {
+    let health = health.get_or_insert_with(ControllerHealth::default);
+    or_default_str(
+        &mut health.health_probe_bind_address,
+        DEFAULT_HEALTH_PROBE_BIND_ADDRESS,
+    );
+}
+
+pub(crate) fn default_leader_election(election: &mut Option<LeaderElection>) {
+    let election = election.get_or_insert_with(LeaderElection::default);
+    or_default_str(&mut election.resource_name, DEFAULT_LEADER_ELECTION_ID);
+    or_default_str(
+        &mut election.resource_lock,
+        DEFAULT_LEADER_ELECTION_RESOURCE_LOCK,
+    );
+    or_default_duration(&mut election.lease_duration, DEFAULT_LEASE_DURATION);
+    or_default_duration(&mut election.renew_deadline, DEFAULT_RENEW_DEADLINE);
+    or_default_duration(&mut election.retry_period, DEFAULT_RETRY_PERIOD);
+    election.leader_elect.get_or_insert(true);
+}
+
+pub(crate) fn default_cert_management(certs: &mut Option<InternalCertManagement>) {
+    let certs = certs.get_or_insert_with(InternalCertManagement::default);
+    if *certs.enable.get_or_insert(true) {
+        certs
+            .webhook_service_name
+            .get_or_insert_with(|| DEFAULT_WEBHOOK_SERVICE_NAME.to_owned());
+        certs
+            .webhook_secret_name
+            .get_or_insert_with(|| DEFAULT_WEBHOOK_SECRET_NAME.to_owned());
+    }
+}
+
+pub(crate) fn default_client_connection(client: &mut Option<ClientConnection>) {
+    let client = client.get_or_insert_with(ClientConnection::default);
+    client.qps.get_or_insert(DEFAULT_CLIENT_CONNECTION_QPS);
+    client.burst.get_or_insert(DEFAULT_CLIENT_CONNECTION_BURST);
+}
+
+pub(crate) fn default_requeuing_strategy(strategy: &mut Option<RequeuingStrategy>) {
+    let strategy = strategy.get_or_insert_with(RequeuingStrategy::default);
+    strategy
+        .timestamp
+        .get_or_insert(RequeuingTimestamp::Eviction);
+    strategy
+        .backoff_base_seconds
+        .get_or_insert(DEFAULT_REQUEUING_BACKOFF_BASE_SECONDS);
+    strategy
+        .backoff_max_seconds
+        .get_or_insert(DEFAULT_REQUEUING_BACKOFF_MAX_SECONDS);
+}
+
+pub(crate) fn default_frameworks(frameworks: &mut Vec<String>) {
+    if frameworks.is_empty() {
+        frameworks.push(DEFAULT_JOB_FRAMEWORK.to_owned());
+    }
+}
+
+pub(crate) fn default_managed_jobs_namespace_selector(
+    selector: &mut Option<LabelSelector>,
+    namespace: String,
+) {
+    selector.get_or_insert_with(|| LabelSelector {
+        match_expressions: Some(vec![LabelSelectorRequirement {
+            key: NAMESPACE_NAME_LABEL.to_owned(),
+            operator: "NotIn".to_owned(),
+            values: Some(vec!["kube-system".to_owned(), namespace]),
+        }]),
+        match_labels: None,
+    });
+}
+
+pub(crate) fn default_multi_kueue(
+    gc_interval: &mut Option<GoDuration>,
+    origin: &mut Option<String>,
+    worker_lost_timeout: &mut Option<GoDuration>,
+    dispatcher_name: &mut Option<String>,
+) {
+    gc_interval.get_or_insert(DEFAULT_MULTIKUEUE_GC_INTERVAL);
+    or_default_str(origin, DEFAULT_MULTIKUEUE_ORIGIN);
+    worker_lost_timeout.get_or_insert(DEFAULT_MULTIKUEUE_WORKER_LOST_TIMEOUT);
+    dispatcher_name.get_or_insert_with(|| DEFAULT_MULTIKUEUE_DISPATCHER.to_owned());
+}
+
+pub(crate) fn default_admission_fair_sharing(admission: &mut Option<AdmissionFairSharing>) {
+    if let Some(admission) = admission {
+        or_default_duration(
+            &mut admission.usage_sampling_interval,
+            DEFAULT_USAGE_SAMPLING_INTERVAL,
+        );
+    }
+}
+
+pub(crate) fn default_resources(resources: &mut Option<Resources>) {
+    if let Some(resources) = resources {
+        for transformation in &mut resources.transformations {
+            transformation
+                .strategy
+                .get_or_insert(TransformationStrategy::Retain);
+        }
+    }
+}
+
+pub(crate) fn or_default_str(field: &mut Option<String>, default: &str) {
     if field.as_deref().is_none_or(str::is_empty) {
         *field = Some(default.to_owned());
     }
 }
 
-fn or_default_duration(field: &mut Option<GoDuration>, default: GoDuration) {
+pub(crate) fn or_default_duration(field: &mut Option<GoDuration>, default: GoDuration) {
     if field.is_none_or(|d| d.is_zero()) {
         *field = Some(default);
     }
