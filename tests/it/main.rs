@@ -51,5 +51,6 @@ mod live_admin;
 mod live_explain;
 mod live_status;
 mod live_submit;
+mod perf_harness;
 mod simulate_fixpoint;
 mod simulate_v1beta2;
