@@ -46,9 +46,17 @@ fn parse() -> Result<Option<Args>, String> {
     while let Some(x) = it.next() {
         let mut value = |flag: &str| it.next().ok_or(format!("{flag} needs a value"));
         match x.as_str() {
-            "--scale" => a.scale = value("--scale")?.parse().map_err(|e| format!("--scale: {e}"))?,
+            "--scale" => {
+                a.scale = value("--scale")?
+                    .parse()
+                    .map_err(|e| format!("--scale: {e}"))?
+            }
             "--timeout" => {
-                a.timeout = Duration::from_secs(value("--timeout")?.parse().map_err(|e| format!("--timeout: {e}"))?)
+                a.timeout = Duration::from_secs(
+                    value("--timeout")?
+                        .parse()
+                        .map_err(|e| format!("--timeout: {e}"))?,
+                )
             }
             "--out" => a.out = PathBuf::from(value("--out")?),
             "--replay-only" => a.replay_only = true,
@@ -108,9 +116,18 @@ fn main() {
     }
     if !args.replay_only {
         let cluster = perf::live::start_cluster(&scenario);
-        let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
         let controller = env!("CARGO_BIN_EXE_kubectl-kueue");
-        let live = rt.block_on(perf::live::run(&scenario, &schedule, &cluster, controller, args.timeout));
+        let live = rt.block_on(perf::live::run(
+            &scenario,
+            &schedule,
+            &cluster,
+            controller,
+            args.timeout,
+        ));
         let d = perf::record::derive(&scenario, &schedule, &live.tracks, &live.created_ms);
         summary.wall_seconds = (d.last_finish_ms.saturating_sub(d.first_ms)) as f64 / 1000.0;
         summary.overhead_ratio = summary.wall_seconds / summary.replay_wall_seconds.max(1e-9);
@@ -133,16 +150,30 @@ fn main() {
             e.greedy_tta_avg_seconds = g;
         }
         if live.timed_out {
-            summary.extra.insert("unfinished_workloads".into(), d.unfinished as f64);
+            summary
+                .extra
+                .insert("unfinished_workloads".into(), d.unfinished as f64);
         }
-        perf::extras(&scenario, &schedule, &live.tracks, &live.created_ms, &mut summary.extra);
+        perf::extras(
+            &scenario,
+            &schedule,
+            &live.tracks,
+            &live.created_ms,
+            &mut summary.extra,
+        );
         let tta: Vec<(String, Vec<f64>)> = d.tta.into_iter().collect();
-        if let Err(e) = perf::chart::usage(&dir, &d.held_by_cohort).and_then(|_| perf::chart::tta(&dir, &tta)) {
+        if let Err(e) =
+            perf::chart::usage(&dir, &d.held_by_cohort).and_then(|_| perf::chart::tta(&dir, &tta))
+        {
             eprintln!("perf: charts: {e}");
         }
         drop(cluster);
     }
-    summary.machine_load = format!("loadavg {load_before} at start, {} at end (2-core machine: {} cpus)", loadavg(), std::thread::available_parallelism().map_or(0, |n| n.get()));
+    summary.machine_load = format!(
+        "loadavg {load_before} at start, {} at end (2-core machine: {} cpus)",
+        loadavg(),
+        std::thread::available_parallelism().map_or(0, |n| n.get())
+    );
     let yaml = serde_yaml::to_string(&summary).expect("summary yaml");
     std::fs::write(dir.join("summary.yaml"), &yaml).expect("write summary.yaml");
     print!("{}", perf::report(&summary, args.replay_only));

@@ -9,7 +9,14 @@ const COLORS: [RGBColor; 6] = [BLUE, RED, GREEN, MAGENTA, CYAN, BLACK];
 
 type Series = Vec<(String, Vec<(f64, f64)>)>;
 
-fn draw(path: &Path, title: &str, x_label: &str, y_label: &str, series: &Series, y_max: f64) -> Result<(), String> {
+fn draw(
+    path: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &Series,
+    y_max: f64,
+) -> Result<(), String> {
     let x_max = series
         .iter()
         .flat_map(|(_, pts)| pts.iter().map(|p| p.0))
@@ -54,7 +61,14 @@ pub fn usage(dir: &Path, per_cohort: &Series) -> Result<(), String> {
         .iter()
         .flat_map(|(_, p)| p.iter().map(|x| x.1))
         .fold(1.0f64, f64::max);
-    draw(&dir.join("usage.svg"), "quota held / nominal, per cohort", "seconds", "held / nominal", &shown, y_max * 1.05)
+    draw(
+        &dir.join("usage.svg"),
+        "quota held / nominal, per cohort",
+        "seconds",
+        "held / nominal",
+        &shown,
+        y_max * 1.05,
+    )
 }
 
 /// `tta.svg`: per class, the fraction of workloads admitted within x seconds.
@@ -65,9 +79,20 @@ pub fn tta(dir: &Path, per_class: &[(String, Vec<f64>)]) -> Result<(), String> {
             let mut v = v.clone();
             v.sort_by(f64::total_cmp);
             let n = v.len().max(1) as f64;
-            let pts = v.iter().enumerate().map(|(i, &x)| (x, (i + 1) as f64 / n)).collect();
+            let pts = v
+                .iter()
+                .enumerate()
+                .map(|(i, &x)| (x, (i + 1) as f64 / n))
+                .collect();
             (class.clone(), pts)
         })
         .collect();
-    draw(&dir.join("tta.svg"), "time to admission (CDF)", "seconds", "fraction admitted", &series, 1.0)
+    draw(
+        &dir.join("tta.svg"),
+        "time to admission (CDF)",
+        "seconds",
+        "fraction admitted",
+        &series,
+        1.0,
+    )
 }

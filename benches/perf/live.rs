@@ -54,13 +54,21 @@ pub fn proc_figures(pid: u32) -> ProcessFigures {
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
         .unwrap_or(0);
     // USER_HZ is 100 on Linux whatever the kernel's tick.
-    ProcessFigures { cpu_seconds: (ticks(11) + ticks(12)) as f64 / 100.0, peak_rss_bytes: hwm_kib * 1024 }
+    ProcessFigures {
+        cpu_seconds: (ticks(11) + ticks(12)) as f64 / 100.0,
+        peak_rss_bytes: hwm_kib * 1024,
+    }
 }
 
 fn queues_yaml(s: &Scenario) -> String {
-    let mut y = String::from("apiVersion: kueue.x-k8s.io/v1beta1\nkind: ResourceFlavor\nmetadata: {name: rf}\n");
+    let mut y = String::from(
+        "apiVersion: kueue.x-k8s.io/v1beta1\nkind: ResourceFlavor\nmetadata: {name: rf}\n",
+    );
     for q in &s.queues {
-        let cohort = q.cohort.as_ref().map_or(String::new(), |c| format!("  cohort: {c}\n"));
+        let cohort = q
+            .cohort
+            .as_ref()
+            .map_or(String::new(), |c| format!("  cohort: {c}\n"));
         let borrowing = q
             .borrowing_limit_milli
             .map_or(String::new(), |b| format!(", borrowingLimit: {}m", b));
@@ -105,7 +113,10 @@ fn job_body(a: &Arrival) -> Value {
 }
 
 fn condition<'a>(obj: &'a Value, ty: &str) -> Option<&'a Value> {
-    obj["status"]["conditions"].as_array()?.iter().find(|c| c["type"] == ty)
+    obj["status"]["conditions"]
+        .as_array()?
+        .iter()
+        .find(|c| c["type"] == ty)
 }
 
 fn is_true(obj: &Value, ty: &str) -> bool {
@@ -121,8 +132,12 @@ fn observe(obj: &Value) -> Observation {
             .and_then(parse_rfc3339),
         evicted: is_true(obj, "Evicted"),
         finished: is_true(obj, "Finished"),
-        created_s: obj["metadata"]["creationTimestamp"].as_str().and_then(parse_rfc3339),
-        cluster_queue: obj["status"]["admission"]["clusterQueue"].as_str().map(String::from),
+        created_s: obj["metadata"]["creationTimestamp"]
+            .as_str()
+            .and_then(parse_rfc3339),
+        cluster_queue: obj["status"]["admission"]["clusterQueue"]
+            .as_str()
+            .map(String::from),
     }
 }
 
@@ -143,7 +158,11 @@ struct Shared {
 
 pub fn start_cluster(s: &Scenario) -> Cluster {
     let b = if s.jobs {
-        let node = |i: usize| FakeNode::new(&format!("perf-node-{i}")).capacity("cpu", "64").capacity("pods", "1000");
+        let node = |i: usize| {
+            FakeNode::new(&format!("perf-node-{i}"))
+                .capacity("cpu", "64")
+                .capacity("pods", "1000")
+        };
         ClusterBuilder::full()
             .nodes((0..4).map(node).collect())
             .pod_running_after(Duration::from_millis(100))
@@ -156,19 +175,48 @@ pub fn start_cluster(s: &Scenario) -> Cluster {
         .start()
 }
 
-pub async fn run(s: &Scenario, schedule: &[Arrival], cluster: &Cluster, controller: &str, timeout: Duration) -> LiveRun {
+pub async fn run(
+    s: &Scenario,
+    schedule: &[Arrival],
+    cluster: &Cluster,
+    controller: &str,
+    timeout: Duration,
+) -> LiveRun {
     let client = cluster.client();
-    let out = cluster.kubectl().args(["kueue", "install", "--without-controller"]).output().expect("kubectl kueue install");
-    assert!(out.status.success(), "install: {}", String::from_utf8_lossy(&out.stderr));
-    super::support::apply::apply_yaml(&client, &queues_yaml(s), "default").await.expect("queues");
+    let out = cluster
+        .kubectl()
+        .args(["kueue", "install", "--without-controller"])
+        .output()
+        .expect("kubectl kueue install");
+    assert!(
+        out.status.success(),
+        "install: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    super::support::apply::apply_yaml(&client, &queues_yaml(s), "default")
+        .await
+        .expect("queues");
 
     let mut cmd = Command::new(controller);
     cmd.args(["run-controller", "--kubeconfig"])
         .arg(cluster.kubeconfig_path())
-        .args(["--metrics-bind-address", "0", "--health-probe-bind-address", "0"])
+        .args([
+            "--metrics-bind-address",
+            "0",
+            "--health-probe-bind-address",
+            "0",
+        ])
         .env("RUST_LOG", "warn");
-    let mut ctl = cluster.spawn("controller", cmd).expect("start the controller");
-    let pid_of = |n: &str| cluster.pids().into_iter().find(|(p, _)| p == n).map(|(_, pid)| pid);
+    let mut ctl = cluster
+        .spawn("controller", cmd)
+        .expect("start the controller");
+    let pid_of = |n: &str| {
+        cluster
+            .pids()
+            .into_iter()
+            .find(|(p, _)| p == n)
+            .map(|(_, pid)| pid)
+    };
     let (api_pid, etcd_pid) = (pid_of("kube-apiserver"), pid_of("etcd"));
     let api0 = api_pid.map(proc_figures).unwrap_or_default();
     let etcd0 = etcd_pid.map(proc_figures).unwrap_or_default();
@@ -179,7 +227,12 @@ pub async fn run(s: &Scenario, schedule: &[Arrival], cluster: &Cluster, controll
         .map(|(i, a)| ((a.namespace.clone(), a.name.clone()), i))
         .collect();
     let start = Instant::now();
-    let shared = Arc::new(Mutex::new(Shared { start, tracks: vec![Track::default(); schedule.len()], index, releases: 0 }));
+    let shared = Arc::new(Mutex::new(Shared {
+        start,
+        tracks: vec![Track::default(); schedule.len()],
+        index,
+        releases: 0,
+    }));
     let ar = workload_resource();
     let all: Api<DynamicObject> = Api::all_with(client.clone(), &ar);
     let arrivals: Arc<Vec<Arrival>> = Arc::new(schedule.to_vec());
@@ -207,7 +260,16 @@ pub async fn run(s: &Scenario, schedule: &[Arrival], cluster: &Cluster, controll
     for (i, a) in schedule.iter().enumerate() {
         tokio::time::sleep_until((gen_start + Duration::from_millis(a.at_ms)).into()).await;
         let (body, resource) = if s.jobs {
-            (job_body(a), ApiResource { group: "batch".into(), version: "v1".into(), api_version: "batch/v1".into(), kind: "Job".into(), plural: "jobs".into() })
+            (
+                job_body(a),
+                ApiResource {
+                    group: "batch".into(),
+                    version: "v1".into(),
+                    api_version: "batch/v1".into(),
+                    kind: "Job".into(),
+                    plural: "jobs".into(),
+                },
+            )
         } else {
             (workload_body(a), ar.clone())
         };
@@ -222,7 +284,10 @@ pub async fn run(s: &Scenario, schedule: &[Arrival], cluster: &Cluster, controll
                     Ok(_) => return,
                     Err(kube::Error::Api(e)) if e.code == 409 => return,
                     Err(e) => {
-                        eprintln!("perf: create {}: {e}; retrying", obj.metadata.name.clone().unwrap_or_default());
+                        eprintln!(
+                            "perf: create {}: {e}; retrying",
+                            obj.metadata.name.clone().unwrap_or_default()
+                        );
                         tokio::time::sleep(Duration::from_millis(200)).await;
                     }
                 }
@@ -237,7 +302,12 @@ pub async fn run(s: &Scenario, schedule: &[Arrival], cluster: &Cluster, controll
     let deadline = start + timeout;
     let mut timed_out = false;
     loop {
-        let done = shared.lock().unwrap().tracks.iter().all(|t| t.finished_ms.is_some());
+        let done = shared
+            .lock()
+            .unwrap()
+            .tracks
+            .iter()
+            .all(|t| t.finished_ms.is_some());
         if done {
             break;
         }
@@ -269,7 +339,13 @@ pub async fn run(s: &Scenario, schedule: &[Arrival], cluster: &Cluster, controll
 }
 
 /// One watch event: record it, and play the job side.
-fn on_workload(shared: &Arc<Mutex<Shared>>, client: &kube::Client, arrivals: &Arc<Vec<Arrival>>, obj: DynamicObject, jobs: bool) {
+fn on_workload(
+    shared: &Arc<Mutex<Shared>>,
+    client: &kube::Client,
+    arrivals: &Arc<Vec<Arrival>>,
+    obj: DynamicObject,
+    jobs: bool,
+) {
     let ns = obj.metadata.namespace.clone().unwrap_or_default();
     let name = obj.metadata.name.clone().unwrap_or_default();
     let owner = obj
@@ -282,7 +358,14 @@ fn on_workload(shared: &Arc<Mutex<Shared>>, client: &kube::Client, arrivals: &Ar
     let value = serde_json::to_value(&obj).unwrap_or_default();
     let o = observe(&value);
     let mut sh = shared.lock().unwrap();
-    let key = (ns.clone(), if jobs { owner.unwrap_or_default() } else { name.clone() });
+    let key = (
+        ns.clone(),
+        if jobs {
+            owner.unwrap_or_default()
+        } else {
+            name.clone()
+        },
+    );
     let Some(&i) = sh.index.get(&key) else { return };
     let at = sh.start.elapsed().as_millis() as u64;
     let evicted_and_held = o.evicted && o.quota_reserved && !o.finished;
@@ -337,14 +420,23 @@ fn on_workload(shared: &Arc<Mutex<Shared>>, client: &kube::Client, arrivals: &Ar
             for c in conds.iter_mut() {
                 if c["type"] == "QuotaReserved" || c["type"] == "Admitted" {
                     c["status"] = "False".into();
-                    c["reason"] = if c["type"] == "QuotaReserved" { "Pending" } else { "NoReservation" }.into();
+                    c["reason"] = if c["type"] == "QuotaReserved" {
+                        "Pending"
+                    } else {
+                        "NoReservation"
+                    }
+                    .into();
                     c["message"] = "Evicted by the test runner".into();
                     c["lastTransitionTime"] = now.clone().into();
                 }
             }
             let api: Api<DynamicObject> = Api::namespaced_with(client, &ns, &ar);
             let body = json!({ "metadata": { "resourceVersion": rv }, "status": { "admission": null, "conditions": conds } });
-            if api.patch_status(&name, &PatchParams::default(), &Patch::Merge(&body)).await.is_ok() {
+            if api
+                .patch_status(&name, &PatchParams::default(), &Patch::Merge(&body))
+                .await
+                .is_ok()
+            {
                 shared.lock().unwrap().releases += 1;
             }
         });

@@ -97,10 +97,21 @@ pub struct Derived {
 
 /// `created_ms[i]`: when the create for `schedule[i]` was sent (the clock's start of its wait).
 pub fn derive(s: &Scenario, schedule: &[Arrival], tracks: &[Track], created_ms: &[u64]) -> Derived {
-    let mut d = Derived { first_ms: created_ms.iter().copied().min().unwrap_or(0), ..Default::default() };
-    d.last_finish_ms = tracks.iter().filter_map(|t| t.finished_ms).max().unwrap_or(d.first_ms);
-    let queue_index: BTreeMap<&str, usize> =
-        s.queues.iter().enumerate().map(|(i, q)| (q.name.as_str(), i)).collect();
+    let mut d = Derived {
+        first_ms: created_ms.iter().copied().min().unwrap_or(0),
+        ..Default::default()
+    };
+    d.last_finish_ms = tracks
+        .iter()
+        .filter_map(|t| t.finished_ms)
+        .max()
+        .unwrap_or(d.first_ms);
+    let queue_index: BTreeMap<&str, usize> = s
+        .queues
+        .iter()
+        .enumerate()
+        .map(|(i, q)| (q.name.as_str(), i))
+        .collect();
     let mut held: Vec<Vec<(u64, u64, i64)>> = vec![Vec::new(); s.queues.len()];
     let mut useful: Vec<(u64, u64, i64)> = Vec::new();
     let mut whole: BTreeMap<String, Vec<f64>> = BTreeMap::new();
@@ -119,7 +130,9 @@ pub fn derive(s: &Scenario, schedule: &[Arrival], tracks: &[Track], created_ms: 
         if let Some((start, end)) = t.useful {
             useful.push((start, end, a.cpu_milli));
         }
-        let tta = t.last_admission_ms.map_or(0.0, |m| m.saturating_sub(created_ms[i]) as f64 / 1000.0);
+        let tta = t
+            .last_admission_ms
+            .map_or(0.0, |m| m.saturating_sub(created_ms[i]) as f64 / 1000.0);
         d.tta.entry(a.class.clone()).or_default().push(tta);
         let w = match (t.created_s, t.last_admitted_s) {
             (Some(c), Some(ad)) => whole_seconds_tta(c, ad),
@@ -199,7 +212,12 @@ pub fn parse_rfc3339(s: &str) -> Option<i64> {
 pub fn format_rfc3339(secs: i64) -> String {
     let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
     let (y, m, d) = civil_from_days(days);
-    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
 }
 
 // Howard Hinnant's civil-date algorithms.

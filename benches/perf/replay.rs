@@ -10,12 +10,12 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 use std::time::Instant;
 
+use kubectl_kueue::scheduler::Engine;
 use kubectl_kueue::scheduler::decision::Decision;
 use kubectl_kueue::scheduler::key::WorkloadKey;
 use kubectl_kueue::scheduler::labels::LabelSelector;
 use kubectl_kueue::scheduler::model::*;
 use kubectl_kueue::scheduler::quantity::Amount;
-use kubectl_kueue::scheduler::Engine;
 
 use super::scenario::{Arrival, Scenario};
 use super::stats::{ReplaySummary, usage_fraction};
@@ -61,7 +61,10 @@ pub fn cluster_state(s: &Scenario) -> ClusterState {
         );
         st.local_queues.insert(
             (q.name.clone(), q.name.clone()),
-            LocalQueue { cluster_queue: q.name.clone(), ..Default::default() },
+            LocalQueue {
+                cluster_queue: q.name.clone(),
+                ..Default::default()
+            },
         );
         st.namespaces.insert(q.name.clone(), BTreeMap::new());
     }
@@ -108,7 +111,10 @@ pub fn replay(s: &Scenario, schedule: &[Arrival]) -> Replay {
     let mut next = 0usize;
     let mut last_finish = 0u64;
     loop {
-        let now = match (schedule.get(next).map(|a| a.at_ms), finishes.peek().map(|f| f.0.0)) {
+        let now = match (
+            schedule.get(next).map(|a| a.at_ms),
+            finishes.peek().map(|f| f.0.0),
+        ) {
             (Some(a), Some(f)) => a.min(f),
             (Some(a), None) => a,
             (None, Some(f)) => f,
@@ -141,7 +147,9 @@ pub fn replay(s: &Scenario, schedule: &[Arrival]) -> Replay {
                 break;
             }
             for d in &outcome.decisions {
-                let Some(&i) = index.get(&d.workload) else { continue };
+                let Some(&i) = index.get(&d.workload) else {
+                    continue;
+                };
                 match &d.decision {
                     Decision::Admitted { .. } => {
                         sum.admissions += 1;

@@ -101,7 +101,13 @@ impl Scenario {
         classes: &[Class],
         jobs: bool,
     ) -> Scenario {
-        let mut s = Scenario { name: name.into(), scale, queues: vec![], sets: vec![], jobs };
+        let mut s = Scenario {
+            name: name.into(),
+            scale,
+            queues: vec![],
+            sets: vec![],
+            jobs,
+        };
         for c in 0..cohorts {
             for q in 0..per_cohort {
                 let cohort = format!("cohort-{c}");
@@ -131,16 +137,28 @@ impl Scenario {
     /// One deep ClusterQueue (10,000 small workloads, all at once, 200 ms each, on 20 cpu) and
     /// three shallow ones beside it (50 small each, one every 200 ms), no cohort.
     fn deep_queue(scale: f64) -> Scenario {
-        let mut s = Scenario { name: "deep-queue".into(), scale, queues: vec![], sets: vec![], jobs: false };
-        for (i, name) in ["deep", "shallow-0", "shallow-1", "shallow-2"].iter().enumerate() {
+        let mut s = Scenario {
+            name: "deep-queue".into(),
+            scale,
+            queues: vec![],
+            sets: vec![],
+            jobs: false,
+        };
+        for (i, name) in ["deep", "shallow-0", "shallow-1", "shallow-2"]
+            .iter()
+            .enumerate()
+        {
             s.queues.push(QueueSpec {
                 name: (*name).into(),
                 cohort: None,
                 nominal_milli: 20_000,
                 borrowing_limit_milli: None,
             });
-            let (class, count, interval_ms) =
-                if i == 0 { ("deep", 10_000, 0) } else { ("shallow", 50, 200) };
+            let (class, count, interval_ms) = if i == 0 {
+                ("deep", 10_000, 0)
+            } else {
+                ("shallow", 50, 200)
+            };
             s.sets.push(WorkloadSet {
                 queue: i,
                 class: class.into(),
@@ -159,7 +177,10 @@ impl Scenario {
         let mut out = Vec::new();
         for (set_idx, set) in self.sets.iter().enumerate() {
             let queue = &self.queues[set.queue];
-            let set_in_queue = self.sets[..set_idx].iter().filter(|s| s.queue == set.queue).count();
+            let set_in_queue = self.sets[..set_idx]
+                .iter()
+                .filter(|s| s.queue == set.queue)
+                .count();
             for i in 0..set.count {
                 out.push(Arrival {
                     at_ms: (i as u64 + 1) * set.interval_ms,
@@ -192,9 +213,16 @@ impl Scenario {
 /// No scheduler finishes sooner: all the work (cpu x runtime) spread over all the nominal
 /// quota, and never before the last workload could have run once created.
 pub fn floor_seconds(s: &Scenario, schedule: &[Arrival]) -> f64 {
-    let work: f64 = schedule.iter().map(|a| a.cpu_milli as f64 * a.runtime_ms as f64).sum();
+    let work: f64 = schedule
+        .iter()
+        .map(|a| a.cpu_milli as f64 * a.runtime_ms as f64)
+        .sum();
     let spread = work / s.nominal_milli() as f64 / 1000.0;
     let first = schedule.iter().map(|a| a.at_ms).min().unwrap_or(0);
-    let last_possible = schedule.iter().map(|a| a.at_ms + a.runtime_ms).max().unwrap_or(0);
+    let last_possible = schedule
+        .iter()
+        .map(|a| a.at_ms + a.runtime_ms)
+        .max()
+        .unwrap_or(0);
     spread.max((last_possible - first) as f64 / 1000.0)
 }

@@ -75,7 +75,12 @@ pub fn steps_of(intervals: &[(u64, u64, i64)]) -> Vec<(u64, f64)> {
 }
 
 /// The fraction of `nominal_milli` that the intervals occupy on average over [from, to].
-pub fn usage_fraction(intervals: &[(u64, u64, i64)], nominal_milli: i64, from: u64, to: u64) -> f64 {
+pub fn usage_fraction(
+    intervals: &[(u64, u64, i64)],
+    nominal_milli: i64,
+    from: u64,
+    to: u64,
+) -> f64 {
     if to <= from || nominal_milli <= 0 {
         return 0.0;
     }
@@ -99,12 +104,16 @@ pub fn greedy_ideal(s: &Scenario, schedule: &[Arrival]) -> Greedy {
     for (q, c) in s.queues.iter().zip(&cohorts) {
         *cohort_free.entry(c.as_str()).or_default() += q.nominal_milli;
     }
-    let queue_cap: Vec<i64> =
-        s.queues.iter().map(|q| q.nominal_milli + q.borrowing_limit_milli.unwrap_or(0)).collect();
+    let queue_cap: Vec<i64> = s
+        .queues
+        .iter()
+        .map(|q| q.nominal_milli + q.borrowing_limit_milli.unwrap_or(0))
+        .collect();
     let mut queue_used = vec![0i64; s.queues.len()];
     let mut pending: Vec<usize> = Vec::new();
     // (finish time, arrival index)
-    let mut running: std::collections::BinaryHeap<std::cmp::Reverse<(u64, usize)>> = Default::default();
+    let mut running: std::collections::BinaryHeap<std::cmp::Reverse<(u64, usize)>> =
+        Default::default();
     let mut waits: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     let mut next = 0;
     let mut last_finish = 0u64;
@@ -129,7 +138,13 @@ pub fn greedy_ideal(s: &Scenario, schedule: &[Arrival]) -> Greedy {
             pending.push(next);
             next += 1;
         }
-        pending.sort_by_key(|&i| (std::cmp::Reverse(schedule[i].priority), schedule[i].at_ms, i));
+        pending.sort_by_key(|&i| {
+            (
+                std::cmp::Reverse(schedule[i].priority),
+                schedule[i].at_ms,
+                i,
+            )
+        });
         pending.retain(|&i| {
             let a = &schedule[i];
             let free = cohort_free.get_mut(cohorts[a.queue].as_str()).unwrap();
@@ -137,7 +152,10 @@ pub fn greedy_ideal(s: &Scenario, schedule: &[Arrival]) -> Greedy {
                 *free -= a.cpu_milli;
                 queue_used[a.queue] += a.cpu_milli;
                 running.push(std::cmp::Reverse((now + a.runtime_ms, i)));
-                waits.entry(a.class.clone()).or_default().push((now - a.at_ms) as f64 / 1000.0);
+                waits
+                    .entry(a.class.clone())
+                    .or_default()
+                    .push((now - a.at_ms) as f64 / 1000.0);
                 false
             } else {
                 true
@@ -148,7 +166,10 @@ pub fn greedy_ideal(s: &Scenario, schedule: &[Arrival]) -> Greedy {
         }
     }
     let wall_ms = last_finish.saturating_sub(first).max(1);
-    let work: f64 = schedule.iter().map(|a| a.cpu_milli as f64 * a.runtime_ms as f64).sum();
+    let work: f64 = schedule
+        .iter()
+        .map(|a| a.cpu_milli as f64 * a.runtime_ms as f64)
+        .sum();
     Greedy {
         wall_seconds: wall_ms as f64 / 1000.0,
         usage: work / (s.nominal_milli() as f64 * wall_ms as f64),
