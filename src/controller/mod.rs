@@ -20,13 +20,12 @@ mod shell;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::time::Duration;
 
+use crate::kube::client::{Connection, Timeouts};
 use anyhow::Context;
-use kube::Client;
 
 use crate::api::config::Configuration;
-use crate::kube::lease::{self, Election, ElectionConfig};
+use crate::kube::lease::{self, Election, ElectionConfig, Timings};
 use crate::metrics::{Metrics, Role};
 
 /// Everything `run` needs, resolved from the command line and the Configuration.
@@ -65,15 +64,18 @@ impl Options {
                 .clone()
                 .unwrap_or_else(|| crate::api::config::DEFAULT_LEADER_ELECTION_ID.to_string()),
             identity: self.identity.clone(),
-            lease_duration: le
-                .lease_duration
-                .map(|d| d.0)
-                .unwrap_or(Duration::from_secs(15)),
-            renew_deadline: le
-                .renew_deadline
-                .map(|d| d.0)
-                .unwrap_or(Duration::from_secs(10)),
+            timings: timings(&le),
         }
+    }
+}
+
+/// The Configuration's timings, upstream's defaults for those it leaves out.
+pub fn timings(le: &crate::api::config::LeaderElection) -> Timings {
+    let d = Timings::default();
+    Timings {
+        lease_duration: le.lease_duration.map(|d| d.0).unwrap_or(d.lease_duration),
+        renew_deadline: le.renew_deadline.map(|d| d.0).unwrap_or(d.renew_deadline),
+        retry_period: le.retry_period.map(|d| d.0).unwrap_or(d.retry_period),
     }
 }
 
@@ -81,11 +83,12 @@ impl Options {
 /// lease up) or, with leader election, until leadership is lost (an error: the process should
 /// exit so a fresh replica can take over).
 pub async fn run(
-    client: Client,
+    conn: Connection,
     opts: Options,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
     let election_cfg = opts.election();
+    let client = conn.client.clone();
     // Without the CRDs the watches would retry forever: say what is missing instead.
     let cqs: kube::Api<crate::api::ClusterQueue> = kube::Api::all(client.clone());
     if let Err(kube::Error::Api(e)) = cqs.list(&kube::api::ListParams::default().limit(1)).await
@@ -149,7 +152,10 @@ pub async fn run(
         // A follower is ready (it serves probes and metrics) while it waits for the lease.
         health.ready.store(true, Ordering::Relaxed);
         tracing::info!(lease = %format!("{}/{}", election_cfg.namespace, election_cfg.name), identity = %opts.identity, "waiting for leadership");
-        let mut e = Election::start(client.clone(), &election_cfg).await?;
+        // The lock has a client of its own, every request bounded as upstream bounds it.
+        let lock_client =
+            conn.client_with(Timeouts::all(election_cfg.timings.request_timeout()))?;
+        let mut e = Election::start(lock_client, &election_cfg).await?;
         tokio::select! {
             r = e.acquired() => r?,
             _ = stop_rx.wait_for(|s| *s) => {
@@ -164,7 +170,7 @@ pub async fn run(
     }
 
     let result = shell::lead(
-        client,
+        &conn,
         &opts,
         metrics,
         health,

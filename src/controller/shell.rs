@@ -9,9 +9,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::kube::client::Connection;
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::Namespace;
-use kube::Client;
 use tokio::sync::mpsc::{self, UnboundedSender};
 
 use super::model::{
@@ -241,7 +241,7 @@ async fn write_job(
 
 /// The leader's (or the only replica's) work: watch, then loop.
 pub(super) async fn lead(
-    client: Client,
+    conn: &Connection,
     opts: &Options,
     metrics: Arc<Metrics>,
     health: Arc<http::Health>,
@@ -253,7 +253,7 @@ pub(super) async fn lead(
     let watch_opts = WatchOptions {
         all_jobs: opts.config.manage_jobs_without_queue_name,
     };
-    let (stores, watch_tasks) = watch::start(&client, &watch_opts, wtx).await;
+    let (stores, watch_tasks) = watch::start(&conn.watch_client, &watch_opts, wtx).await;
     {
         let tx = tx.clone();
         tokio::spawn(async move {
@@ -283,11 +283,12 @@ pub(super) async fn lead(
 
     let exec = Executor {
         writer: Writer::new(
-            client.clone(),
+            conn.client.clone(),
             opts.max_in_flight,
             opts.client_rate_limit,
             &opts.identity,
-        ),
+        )
+        .fenced(election.as_deref().map(Election::fence)),
         metrics,
         tx,
         in_flight: Arc::new(AtomicUsize::new(0)),
@@ -336,13 +337,16 @@ pub(super) async fn lead(
     for t in watch_tasks {
         t.abort();
     }
+    if lost {
+        // Upstream exits at once; writes not yet sent are stopped by the fence.
+        anyhow::bail!(
+            "leader election lost (the lease was not renewed within the renew deadline); exiting so that another replica can lead"
+        );
+    }
     // Let writes already sent finish (their results no longer matter to us).
     let deadline = Instant::now() + Duration::from_secs(10);
     while exec.in_flight.load(Ordering::SeqCst) > 0 && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    if lost {
-        anyhow::bail!("lost the leader-election lease; exiting so that another replica can lead");
     }
     tracing::info!("stopped");
     Ok(())

@@ -1,5 +1,12 @@
 //! A kube-rs client from kubectl's connection options: a kubeconfig path (or `KUBECONFIG`),
 //! a context, a namespace, falling back to the in-cluster service account, like kubectl.
+//!
+//! Invariant: no request waits forever. Every client has a connect timeout (TCP and TLS) and a
+//! write timeout; the request client also a read timeout, so a stalled API server gives an
+//! error, never a hang. Watches use their own client without a read timeout (a quiet watch
+//! is not a stalled one): kube's watcher bounds each watch by its own idle timeout instead.
+
+use std::time::Duration;
 
 use anyhow::Context;
 use kube::config::{KubeConfigOptions, Kubeconfig};
@@ -15,12 +22,69 @@ pub struct ConnectOptions {
     pub namespace: Option<String>,
 }
 
+/// How long a client waits: to connect (TCP and the TLS handshake), for each read of a
+/// response (`None`: no limit) and for each write of a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timeouts {
+    pub connect: Duration,
+    pub read: Option<Duration>,
+    pub write: Duration,
+}
+
+impl Timeouts {
+    /// Requests (gets, lists, writes): client-go's TLS-handshake bound for the connection, and
+    /// a read timeout no healthy API server comes near.
+    pub const REQUESTS: Timeouts = Timeouts {
+        connect: Duration::from_secs(10),
+        read: Some(Duration::from_secs(30)),
+        write: Duration::from_secs(30),
+    };
+    /// Watches: no read timeout (kube's watcher has its own, longer, idle timeout).
+    pub const WATCHES: Timeouts = Timeouts {
+        connect: Duration::from_secs(10),
+        read: None,
+        write: Duration::from_secs(30),
+    };
+
+    /// Every part bounded by `t` (the leader-election lock's requests).
+    pub fn all(t: Duration) -> Timeouts {
+        Timeouts {
+            connect: t,
+            read: Some(t),
+            write: t,
+        }
+    }
+}
+
 /// A connected client and the namespace commands default to.
 #[derive(Clone)]
 pub struct Connection {
+    /// For requests, with [`Timeouts::REQUESTS`].
     pub client: Client,
+    /// For watches, with [`Timeouts::WATCHES`].
+    pub watch_client: Client,
     /// `-n`, else the context's namespace, else `default`.
     pub namespace: String,
+    /// What the clients were built from (for a client with other timeouts).
+    pub config: Config,
+}
+
+impl Connection {
+    /// Another client to the same server, with these timeouts.
+    pub fn client_with(&self, timeouts: Timeouts) -> anyhow::Result<Client> {
+        build(&self.config, timeouts)
+    }
+}
+
+fn build(config: &Config, t: Timeouts) -> anyhow::Result<Client> {
+    let mut config = config.clone();
+    config.connect_timeout = Some(t.connect);
+    config.read_timeout = t.read;
+    config.write_timeout = Some(t.write);
+    // The read timeout counts from when a request is sent, not from when its pooled
+    // connection went idle.
+    config.reset_reader_on_write = t.read.is_some();
+    Client::try_from(config).context("cannot build a Kubernetes client")
 }
 
 /// Builds a client the way kubectl would from these options.
@@ -56,6 +120,10 @@ pub async fn connect(global: &ConnectOptions) -> anyhow::Result<Connection> {
         .namespace
         .clone()
         .unwrap_or_else(|| config.default_namespace.clone());
-    let client = Client::try_from(config).context("cannot build a Kubernetes client")?;
-    Ok(Connection { client, namespace })
+    Ok(Connection {
+        client: build(&config, Timeouts::REQUESTS)?,
+        watch_client: build(&config, Timeouts::WATCHES)?,
+        namespace,
+        config,
+    })
 }

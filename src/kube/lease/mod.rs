@@ -1,5 +1,8 @@
-//! Leader election over a `coordination.k8s.io/v1` Lease (kube-lease-manager), and the check
-//! that upstream Kueue's controller is not already managing the cluster.
+//! Leader election over a `coordination.k8s.io/v1` Lease, client-go's way: [`decide`] is the
+//! pure rule (acquire / renew / wait / lost), [`elector`] the thin loop that performs it with
+//! writes guarded by the Lease's `resourceVersion`, [`fence`] what every write checks before
+//! it is sent. Also the check that upstream Kueue's controller is not already managing the
+//! cluster.
 //!
 //! Our replicas' identities start with [`IDENTITY_PREFIX`], so a Lease held by anything else
 //! under upstream's lock name is upstream Kueue's.
@@ -11,9 +14,17 @@ use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::coordination::v1::Lease;
 use kube::Client;
 use kube::api::{Api, ListParams};
-use kube_lease_manager::{LeaseManager, LeaseManagerBuilder};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
+
+pub mod decide;
+mod elector;
+pub mod fence;
+
+pub use decide::Timings;
+use elector::Elector;
+pub use elector::Ended;
+pub use fence::{Fence, Fenced};
 
 /// Every kubectl-kueue replica's lease identity starts with this.
 pub const IDENTITY_PREFIX: &str = "kubectl-kueue-";
@@ -105,41 +116,43 @@ pub struct ElectionConfig {
     pub namespace: String,
     pub name: String,
     pub identity: String,
-    pub lease_duration: Duration,
-    pub renew_deadline: Duration,
+    pub timings: Timings,
 }
 
 /// A running election: `leader` turns true when this replica holds the Lease and false when
-/// it loses it.
+/// it no longer does; [`Election::fence`] says, at each write, whether one may be sent.
 pub struct Election {
     pub leader: watch::Receiver<bool>,
-    task: JoinHandle<kube_lease_manager::Result<LeaseManager>>,
+    fence: Fence,
+    stop: watch::Sender<bool>,
+    task: JoinHandle<Ended>,
+    timings: Timings,
 }
 
 impl Election {
-    /// Joins the election (creating the Lease when missing).
+    /// Joins the election (the Lease is created when missing). `client` should be the lock's
+    /// own client, with timeouts of [`Timings::request_timeout`].
     pub async fn start(client: Client, cfg: &ElectionConfig) -> anyhow::Result<Election> {
-        let duration = cfg.lease_duration.as_secs().max(2);
-        // Renew when `renewDeadline` has passed since the last renewal.
-        let grace = duration
-            .saturating_sub(cfg.renew_deadline.as_secs())
-            .clamp(1, duration - 1);
-        let manager = LeaseManagerBuilder::new(client, &cfg.name)
-            .with_namespace(&cfg.namespace)
-            .with_identity(&cfg.identity)
-            .with_duration(duration)
-            .with_grace(grace)
-            .with_field_manager("kubectl-kueue-leader-election")
-            .build()
-            .await
-            .with_context(|| {
-                format!(
-                    "cannot use the leader-election Lease {}/{}",
-                    cfg.namespace, cfg.name
-                )
-            })?;
-        let (leader, task) = manager.watch().await;
-        Ok(Election { leader, task })
+        cfg.timings.validate().map_err(anyhow::Error::msg)?;
+        let (leader_tx, leader) = watch::channel(false);
+        let (stop, stop_rx) = watch::channel(false);
+        let fence = Fence::new();
+        let elector = Elector {
+            api: Api::namespaced(client, &cfg.namespace),
+            name: cfg.name.clone(),
+            identity: cfg.identity.clone(),
+            timings: cfg.timings,
+            fence: fence.clone(),
+            leader: leader_tx,
+        };
+        let task = tokio::spawn(elector.run(stop_rx));
+        Ok(Election {
+            leader,
+            fence,
+            stop,
+            task,
+            timings: cfg.timings,
+        })
     }
 
     /// Waits until this replica leads.
@@ -151,11 +164,28 @@ impl Election {
         Ok(())
     }
 
-    /// Gives the Lease up (so another replica takes over at once) and waits a little for it.
-    pub async fn release(self) {
-        let Election { leader, task } = self;
-        drop(leader);
-        let _ = tokio::time::timeout(Duration::from_secs(3), task).await;
+    /// Whether this replica leads now and its lease is within the renew deadline.
+    pub fn leading(&self) -> bool {
+        self.fence.check().is_ok()
+    }
+
+    /// What every write checks right before it is sent.
+    pub fn fence(&self) -> Fence {
+        self.fence.clone()
+    }
+
+    /// Stops taking part, handing the Lease back if this replica holds it (so another
+    /// replica takes over at once), and says how the election ended.
+    pub async fn release(self) -> Ended {
+        let _ = self.stop.send(true);
+        let wait = self.timings.request_timeout() * 2 + Duration::from_secs(1);
+        match tokio::time::timeout(wait, self.task).await {
+            Ok(Ok(ended)) => ended,
+            _ => {
+                self.fence.close();
+                Ended::Stopped
+            }
+        }
     }
 }
 
