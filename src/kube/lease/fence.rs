@@ -44,7 +44,7 @@ impl Fence {
     }
 
     /// Writes may go out until `until` (only ever moves forward).
-    pub(super) fn extend(&self, until: Instant) {
+    pub fn extend(&self, until: Instant) {
         self.0
             .open_until
             .fetch_max(self.micros(until), Ordering::SeqCst);
