@@ -239,6 +239,18 @@ async fn write_job(
     }
 }
 
+const LOST: &str = "leader election lost (the lease was not renewed within the renew deadline); exiting so that another replica can lead";
+
+/// Resolves when this replica stops leading (never without leader election).
+async fn leadership_lost(election: Option<&mut Election>) {
+    match election {
+        Some(e) => {
+            let _ = e.leader.wait_for(|l| !*l).await;
+        }
+        None => std::future::pending::<()>().await,
+    }
+}
+
 /// The leader's (or the only replica's) work: watch, then loop.
 pub(super) async fn lead(
     conn: &Connection,
@@ -272,6 +284,7 @@ pub(super) async fn lead(
     tokio::select! {
         r = stores.wait_until_ready() => r?,
         _ = stop_rx.wait_for(|s| *s) => return Ok(()),
+        _ = leadership_lost(election.as_deref_mut()) => anyhow::bail!(LOST),
     }
     tracing::info!(
         workloads = stores.workloads.len(),
@@ -303,12 +316,7 @@ pub(super) async fn lead(
         tokio::select! {
             biased;
             _ = stop_rx.wait_for(|s| *s) => break,
-            _ = async {
-                match election.as_deref_mut() {
-                    Some(e) => { let _ = e.leader.wait_for(|l| !*l).await; }
-                    None => std::future::pending::<()>().await,
-                }
-            } => {
+            _ = leadership_lost(election.as_deref_mut()) => {
                 lost = true;
                 break;
             }
@@ -339,9 +347,7 @@ pub(super) async fn lead(
     }
     if lost {
         // Upstream exits at once; writes not yet sent are stopped by the fence.
-        anyhow::bail!(
-            "leader election lost (the lease was not renewed within the renew deadline); exiting so that another replica can lead"
-        );
+        anyhow::bail!(LOST);
     }
     // Let writes already sent finish (their results no longer matter to us).
     let deadline = Instant::now() + Duration::from_secs(10);

@@ -76,7 +76,50 @@ impl Connection {
     }
 }
 
+/// The server the last client was built for: kube's errors do not name it.
+static SERVER: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+/// For an error that is one of our client timeouts: a sentence saying which limit was hit
+/// and on which server. `None` for any other error.
+pub fn timeout_hint(err: &anyhow::Error) -> Option<String> {
+    let timed_out = err.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::TimedOut)
+    });
+    if !timed_out {
+        return None;
+    }
+    let connecting = err.chain().any(|c| c.to_string().contains("(Connect)"));
+    let server = SERVER
+        .lock()
+        .ok()
+        .and_then(|s| s.clone())
+        .map(|s| format!(" at {s}"))
+        .unwrap_or_default();
+    let t = Timeouts::REQUESTS;
+    Some(if connecting {
+        format!(
+            "timed out: the API server{server} did not accept a connection within {}s (TCP connect and TLS handshake)",
+            t.connect.as_secs()
+        )
+    } else {
+        format!(
+            "timed out: the API server{server} stopped answering (nothing read for {}s)",
+            t.read.unwrap_or_default().as_secs()
+        )
+    })
+}
+
 fn build(config: &Config, t: Timeouts) -> anyhow::Result<Client> {
+    if let Ok(mut s) = SERVER.lock() {
+        *s = Some(
+            config
+                .cluster_url
+                .to_string()
+                .trim_end_matches('/')
+                .to_string(),
+        );
+    }
     let mut config = config.clone();
     config.connect_timeout = Some(t.connect);
     config.read_timeout = t.read;

@@ -46,6 +46,7 @@ mod engine_quota;
 mod engine_seed;
 mod explain_consistency;
 mod krew_install;
+mod leader_client_timeouts;
 mod leader_fence;
 mod leader_race;
 mod live_admin;
