@@ -106,6 +106,14 @@ pub async fn run(
             "upstream Kueue's controller is already managing this cluster ({evidence}); two controllers would fight over the same Workloads and Jobs. Stop it first (for example `kubectl -n kueue-system scale deployment kueue-controller-manager --replicas=0`), or pass --force to start anyway"
         );
     }
+    // A controller without leader election next to one that leads (a laptop next to the
+    // Deployment) would act on the same objects unfenced.
+    if !opts.leader_elect
+        && let Some(why) =
+            lease::held_by_another(&client, &election_cfg.namespace, &election_cfg.name).await
+    {
+        anyhow::bail!(why);
+    }
     let (stop_tx, mut stop_rx) = tokio::sync::watch::channel(false);
     tokio::spawn(async move {
         shutdown.await;

@@ -48,6 +48,7 @@ mod explain_consistency;
 mod krew_install;
 mod leader_client_timeouts;
 mod leader_fence;
+mod leader_laptop;
 mod leader_race;
 mod live_admin;
 mod live_explain;

@@ -81,15 +81,9 @@ pub async fn detect_upstream(
     let leases: Api<Lease> = Api::namespaced(client.clone(), lease_namespace);
     match leases.get_opt(lease_name).await {
         Ok(Some(lease)) => {
-            let spec = lease.spec.unwrap_or_default();
-            let holder = spec.holder_identity.unwrap_or_default();
-            let duration = i64::from(spec.lease_duration_seconds.unwrap_or(15));
-            let live = spec
-                .renew_time
-                .as_ref()
-                .map(|t| t.0.as_millisecond() + duration * 1000 > now_millis())
-                .unwrap_or(false);
-            if live && !holder.is_empty() && !holder.starts_with(IDENTITY_PREFIX) {
+            if let Some((holder, _)) = live_holder(&lease, now_millis())
+                && !holder.starts_with(IDENTITY_PREFIX)
+            {
                 return Some(format!(
                     "Lease {lease_namespace}/{lease_name} is held by {holder}"
                 ));
@@ -101,6 +95,44 @@ pub async fn detect_upstream(
         }
     }
     None
+}
+
+/// Who holds `lease` and how many milliseconds ago they renewed it, while its
+/// `leaseDurationSeconds` since that renewal have not passed at `now_ms` (epoch
+/// milliseconds; this machine's clock against the holder's).
+pub fn live_holder(lease: &Lease, now_ms: i64) -> Option<(String, i64)> {
+    let spec = lease.spec.as_ref()?;
+    let holder = spec.holder_identity.clone().filter(|h| !h.is_empty())?;
+    let renewed = spec.renew_time.as_ref()?.0.as_millisecond();
+    let duration = i64::from(spec.lease_duration_seconds.unwrap_or(15));
+    (renewed + duration * 1000 > now_ms).then_some((holder, now_ms - renewed))
+}
+
+/// Why a controller without leader election must not start: another of our controllers
+/// holds the Lease and keeps it fresh (it would fight this one over every Workload). `None`
+/// when nobody of ours does (a Lease that cannot be read is skipped with a warning).
+pub async fn held_by_another(
+    client: &Client,
+    lease_namespace: &str,
+    lease_name: &str,
+) -> Option<String> {
+    let leases: Api<Lease> = Api::namespaced(client.clone(), lease_namespace);
+    match leases.get_opt(lease_name).await {
+        Ok(Some(lease)) => {
+            let (holder, ago_ms) = live_holder(&lease, now_millis())?;
+            holder.starts_with(IDENTITY_PREFIX).then(|| {
+                format!(
+                    "another kubectl-kueue controller ({holder}) holds lease {lease_namespace}/{lease_name}, renewed {}s ago; pass --leader-elect to join as a follower, or stop it first",
+                    ago_ms.max(0) / 1000
+                )
+            })
+        }
+        Ok(None) => None,
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot read the leader-election Lease to look for another controller; skipping that check");
+            None
+        }
+    }
 }
 
 fn now_millis() -> i64 {
@@ -192,6 +224,28 @@ impl Election {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_holder_is_live_until_its_lease_duration_after_its_renewal() {
+        let lease = |holder: &str, renewed_ms: i64| Lease {
+            spec: Some(k8s_openapi::api::coordination::v1::LeaseSpec {
+                holder_identity: Some(holder.into()),
+                lease_duration_seconds: Some(15),
+                renew_time: Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime(
+                    k8s_openapi::jiff::Timestamp::from_millisecond(renewed_ms).unwrap(),
+                )),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let now = 1_000_000_000;
+        assert_eq!(
+            live_holder(&lease("a", now - 3_000), now),
+            Some(("a".into(), 3_000))
+        );
+        assert_eq!(live_holder(&lease("a", now - 15_000), now), None);
+        assert_eq!(live_holder(&lease("", now), now), None, "released");
+    }
 
     #[test]
     fn identities_are_ours_and_unique_enough() {
