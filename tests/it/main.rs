@@ -47,6 +47,7 @@ mod engine_seed;
 mod explain_consistency;
 mod krew_install;
 mod leader_client_timeouts;
+mod leader_config;
 mod leader_fence;
 mod leader_laptop;
 mod leader_race;
