@@ -1,6 +1,6 @@
 //! The pure half of leader election, client-go's rules as a function: given the Lease as just
 //! read, what this candidate remembers and the clock, what to do next. No I/O, no clock of its
-//! own; the loop in [`super::elector`] performs the step.
+//! own; the loop in `elector.rs` performs the step.
 //!
 //! Invariants:
 //! - another holder's Lease counts as live until `leaseDurationSeconds` after this candidate
@@ -133,7 +133,7 @@ pub enum Step {
 /// The next step for candidate `me`.
 pub fn decide(read: &Read, me: &str, memory: &Memory, now: Instant, t: &Timings) -> Step {
     if let Some(renewed) = memory.renewed {
-        if now.saturating_duration_since(renewed) >= t.renew_deadline {
+        if past_deadline(renewed, now, t) {
             return Step::Lost;
         }
         if let Read::Found(r) = read

@@ -1,5 +1,5 @@
 //! Leader election over a `coordination.k8s.io/v1` Lease, client-go's way: [`decide`] is the
-//! pure rule (acquire / renew / wait / lost), [`elector`] the thin loop that performs it with
+//! pure rule (acquire / renew / wait / lost), `elector` the thin loop that performs it with
 //! writes guarded by the Lease's `resourceVersion`, [`fence`] what every write checks before
 //! it is sent. Also the check that upstream Kueue's controller is not already managing the
 //! cluster.
