@@ -177,15 +177,21 @@ pub async fn run(
         election = Some(e);
     }
 
-    let result = shell::lead(
-        &conn,
-        &opts,
-        metrics,
-        health,
-        &mut stop_rx,
-        election.as_mut(),
-    )
-    .await;
+    // Leadership can be lost while the shell waits on the network (its first lists, say):
+    // watch for it here too, so the process exits whatever the shell is doing.
+    let mut leader_rx = election.as_ref().map(|e| e.leader.clone());
+    let lost = async {
+        match leader_rx.as_mut() {
+            Some(rx) => {
+                let _ = rx.wait_for(|l| !*l).await;
+            }
+            None => std::future::pending::<()>().await,
+        }
+    };
+    let result = tokio::select! {
+        r = shell::lead(&conn, &opts, metrics, health, &mut stop_rx, election.as_mut()) => r,
+        _ = lost => Err(anyhow::anyhow!(shell::LOST)),
+    };
     if let Some(e) = election {
         e.release().await;
     }

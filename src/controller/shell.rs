@@ -239,7 +239,7 @@ async fn write_job(
     }
 }
 
-const LOST: &str = "leader election lost (the lease was not renewed within the renew deadline); exiting so that another replica can lead";
+pub(super) const LOST: &str = "leader election lost (the lease was not renewed within the renew deadline); exiting so that another replica can lead";
 
 /// Resolves when this replica stops leading (never without leader election).
 async fn leadership_lost(election: Option<&mut Election>) {
@@ -284,7 +284,6 @@ pub(super) async fn lead(
     tokio::select! {
         r = stores.wait_until_ready() => r?,
         _ = stop_rx.wait_for(|s| *s) => return Ok(()),
-        _ = leadership_lost(election.as_deref_mut()) => anyhow::bail!(LOST),
     }
     tracing::info!(
         workloads = stores.workloads.len(),

@@ -2,9 +2,9 @@
 //! a context, a namespace, falling back to the in-cluster service account, like kubectl.
 //!
 //! Invariant: no request waits forever. Every client has a connect timeout (TCP and TLS) and a
-//! write timeout; the request client also a read timeout, so a stalled API server gives an
-//! error, never a hang. Watches use their own client without a read timeout (a quiet watch
-//! is not a stalled one): kube's watcher bounds each watch by its own idle timeout instead.
+//! write timeout; the request client also a 30 s read timeout, so a stalled API server gives an
+//! error, never a hang. Watches use their own client with a longer read timeout (a quiet watch
+//! is not a stalled one): longer than the server-side timeout kube's watcher asks for.
 
 use std::time::Duration;
 
@@ -39,10 +39,12 @@ impl Timeouts {
         read: Some(Duration::from_secs(30)),
         write: Duration::from_secs(30),
     };
-    /// Watches: no read timeout (kube's watcher has its own, longer, idle timeout).
+    /// Watches: a read timeout longer than a watch's own server-side timeout (kube's watcher
+    /// asks for 290 s and bounds each watch by that plus a margin), so a quiet watch is never
+    /// cut while a list on a dead connection still ends.
     pub const WATCHES: Timeouts = Timeouts {
         connect: Duration::from_secs(10),
-        read: None,
+        read: Some(Duration::from_secs(330)),
         write: Duration::from_secs(30),
     };
 

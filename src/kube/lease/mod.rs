@@ -210,7 +210,8 @@ impl Election {
     /// replica takes over at once), and says how the election ended.
     pub async fn release(self) -> Ended {
         let _ = self.stop.send(true);
-        let wait = self.timings.request_timeout() * 2 + Duration::from_secs(1);
+        // An attempt under way (a read and a write) plus the release itself.
+        let wait = self.timings.request_timeout() * 3 + Duration::from_secs(1);
         match tokio::time::timeout(wait, self.task).await {
             Ok(Ok(ended)) => ended,
             _ => {
