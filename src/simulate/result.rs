@@ -130,6 +130,9 @@ fn workload_status(
     }
     let conds = &mut st.conditions;
     let (reason, message) = match engine.blocked_reason(&id) {
+        // The controller writes nothing for a deactivated Workload: its status stays as the
+        // eviction left it.
+        Some(b) if b.reason == PendingReason::Deactivated => return st,
         Some(b) => (b.reason, b.message),
         None => match report.last_decisions().get(&id) {
             Some(Decision::Pending {

@@ -363,3 +363,25 @@ fn a_queue_still_draining_keeps_its_drained_workloads_out_and_drains_the_admitte
         assert_eq!(w.2, vec![("ClusterQueueStopped".to_string(), 1)]);
     }
 }
+
+#[test]
+fn a_deactivated_workload_gives_its_quota_back_and_says_why() {
+    let deactivated = workload("ns-a", "off", 4, &admitted_on("a", "f1", 4))
+        .replace("  queueName: lq\n", "  queueName: lq\n  active: false\n");
+    let story = [
+        cluster_queue("a", &[("f1", 4)], ""),
+        local_queue("ns-a", "a", ""),
+        deactivated,
+        workload("ns-a", "next", 4, ""),
+    ]
+    .concat();
+    let ends = both_ways(&story);
+    let off = &ends["off"];
+    assert!(off.0.is_none(), "no reservation: {off:#?}");
+    assert_eq!(
+        condition(off, "Evicted"),
+        ("True", "Deactivated", "The workload is deactivated")
+    );
+    assert_eq!(condition(off, "Requeued").0, "False");
+    assert!(ends["next"].0.is_some(), "the freed quota is used");
+}
