@@ -234,6 +234,7 @@ pub fn manifests(namespace: &str, args: &InstallOptions) -> Vec<Value> {
         out.extend(controller(namespace, &args.image, args.replicas));
     }
     out.extend(policy());
+    out.extend(super::validation::policies(namespace, &labels()));
     out
 }
 

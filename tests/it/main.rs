@@ -52,3 +52,4 @@ mod live_status;
 mod live_submit;
 mod simulate_fixpoint;
 mod simulate_v1beta2;
+mod validation_corpus;
