@@ -13,6 +13,9 @@ use serde_json::{Value, json};
 pub const DEFAULT_CONTROLLER_NAMESPACE: &str = "kueue-system";
 /// Name of the controller's Deployment, ServiceAccount, roles and Service.
 pub const CONTROLLER: &str = "kubectl-kueue-controller";
+/// The ClusterRole a scraper's ServiceAccount is bound to, to read `/metrics` (upstream's name:
+/// bindings made for upstream Kueue's scrapers keep working).
+pub const METRICS_READER: &str = "kueue-metrics-reader";
 /// Upstream Kueue's controller Deployment, the one Deployment the controller may list (by
 /// name) to refuse to start next to it.
 pub const UPSTREAM_DEPLOYMENT: &str = "kueue-controller-manager";
@@ -177,6 +180,27 @@ fn rbac(namespace: &str) -> Vec<Value> {
             "roleRef": { "apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": CONTROLLER },
             "subjects": [{ "kind": "ServiceAccount", "name": CONTROLLER, "namespace": namespace }],
         }),
+        // `/metrics` checks its callers' tokens (TokenReview) and rights (SubjectAccessReview).
+        json!({
+            "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+            "metadata": { "name": format!("{CONTROLLER}-metrics-auth"), "labels": labels() },
+            "rules": [
+                rule(&["authentication.k8s.io"], &["tokenreviews"], &["create"]),
+                rule(&["authorization.k8s.io"], &["subjectaccessreviews"], &["create"]),
+            ],
+        }),
+        json!({
+            "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+            "metadata": { "name": format!("{CONTROLLER}-metrics-auth"), "labels": labels() },
+            "roleRef": { "apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": format!("{CONTROLLER}-metrics-auth") },
+            "subjects": [{ "kind": "ServiceAccount", "name": CONTROLLER, "namespace": namespace }],
+        }),
+        // Bind a scraper (Prometheus' ServiceAccount) to this one; no binding ships, as upstream.
+        json!({
+            "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+            "metadata": { "name": METRICS_READER, "labels": labels() },
+            "rules": [{ "nonResourceURLs": ["/metrics"], "verbs": ["get"] }],
+        }),
         json!({
             "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
             "metadata": { "name": format!("{CONTROLLER}-leader-election"), "namespace": namespace, "labels": labels() },
@@ -244,10 +268,16 @@ fn controller(namespace: &str, image: &str, replicas: i32) -> Vec<Value> {
                 },
             },
         }),
+        // For a ServiceMonitor: `port: https`, `scheme: https`, a bearer token bound to
+        // kueue-metrics-reader, `insecureSkipVerify` with the self-signed certificate.
         json!({
             "apiVersion": "v1", "kind": "Service",
-            "metadata": { "name": format!("{CONTROLLER}-metrics"), "namespace": namespace, "labels": labels() },
-            "spec": { "selector": selector, "ports": [{ "name": "metrics", "port": 8443, "targetPort": "metrics" }] },
+            "metadata": {
+                "name": format!("{CONTROLLER}-metrics"),
+                "namespace": namespace,
+                "labels": { "app.kubernetes.io/name": "kubectl-kueue", "app.kubernetes.io/component": "metrics-service" },
+            },
+            "spec": { "selector": selector, "ports": [{ "name": "https", "port": 8443, "protocol": "TCP", "targetPort": "metrics" }] },
         }),
     ]
 }
@@ -375,6 +405,34 @@ mod tests {
                 assert_eq!(r["verbs"], json!(["list"]), "{r}");
             }
         }
+    }
+
+    #[test]
+    fn metrics_are_scrapable_over_https_by_readers() {
+        let m = manifests("kueue-system", &args());
+        let named = |kind: &str, name: &str| {
+            m.iter()
+                .find(|o| o["kind"] == kind && o["metadata"]["name"] == name)
+                .unwrap_or_else(|| panic!("{kind} {name}"))
+        };
+        let reader = named("ClusterRole", METRICS_READER);
+        assert_eq!(
+            reader["rules"],
+            json!([{ "nonResourceURLs": ["/metrics"], "verbs": ["get"] }])
+        );
+        let auth = named("ClusterRole", "kubectl-kueue-controller-metrics-auth");
+        assert_eq!(auth["rules"][0]["resources"], json!(["tokenreviews"]));
+        assert_eq!(
+            auth["rules"][1]["resources"],
+            json!(["subjectaccessreviews"])
+        );
+        let binding = named(
+            "ClusterRoleBinding",
+            "kubectl-kueue-controller-metrics-auth",
+        );
+        assert_eq!(binding["subjects"][0]["name"], CONTROLLER);
+        let service = named("Service", "kubectl-kueue-controller-metrics");
+        assert_eq!(service["spec"]["ports"][0]["name"], "https");
     }
 
     #[test]

@@ -5,7 +5,11 @@
 //!   ClusterQueue: not by a Job or Workload in team-b, not by a LocalQueue of their own, not by
 //!   naming team-b's queues from team-a;
 //! - the controller's token never appears in its log, at any verbosity;
-//! - the controller reads upstream's controller Deployment by name only, nothing else of apps.
+//! - the controller reads upstream's controller Deployment by name only, nothing else of apps;
+//! - `/metrics` is HTTPS (a self-signed certificate, or the one in `--metrics-cert-dir`) and
+//!   answers as upstream's filter: 401 without a valid token, 403 without `get` on
+//!   `/metrics`, 200 for a ServiceAccount bound to `kueue-metrics-reader`; plain HTTP only on
+//!   loopback.
 #![cfg(feature = "cli")]
 
 use std::io::Write;
@@ -15,6 +19,7 @@ use std::time::Duration;
 use crate::support::cluster::{Cluster, ClusterBuilder};
 use crate::support::controller::*;
 use crate::support::eventually;
+use crate::support::https::https_get;
 use kube::api::Api;
 use kubectl_kueue::api::ClusterQueue;
 
@@ -253,5 +258,133 @@ spec: {clusterQueue: team-b-queue}
         !log.contains("Bearer "),
         "an Authorization header is in the log"
     );
+    ctl.proc.kill();
+}
+
+#[test]
+fn plain_http_metrics_are_refused_off_loopback() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-kueue"))
+        .args([
+            "run-controller",
+            "--metrics-insecure",
+            "--metrics-bind-address",
+            ":8080",
+        ])
+        .env("KUBECONFIG", "/nonexistent")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("only on a loopback address") && stderr.contains("0.0.0.0:8080"),
+        "{stderr}"
+    );
+}
+
+/// The reader and a ServiceAccount without the role, in namespace monitoring: their tokens.
+fn scrapers(cluster: &Cluster) -> (String, String) {
+    kubectl(cluster, &["create", "namespace", "monitoring"]);
+    for sa in ["prometheus", "nobody"] {
+        kubectl(
+            cluster,
+            &["create", "serviceaccount", sa, "-n", "monitoring"],
+        );
+    }
+    kubectl(
+        cluster,
+        &[
+            "create",
+            "clusterrolebinding",
+            "prometheus-reads-kueue-metrics",
+            "--clusterrole=kueue-metrics-reader",
+            "--serviceaccount=monitoring:prometheus",
+        ],
+    );
+    let token = |sa: &str| {
+        kubectl(cluster, &["create", "token", sa, "-n", "monitoring"])
+            .trim()
+            .to_string()
+    };
+    (token("prometheus"), token("nobody"))
+}
+
+#[cfg_attr(
+    skip_cluster_tests,
+    ignore = "needs the test control plane (KUEUE_SKIP_CLUSTER_TESTS is set)"
+)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn metrics_are_https_behind_token_and_access_reviews() {
+    let cluster = ClusterBuilder::apiserver().start();
+    kubectl(&cluster, &["kueue", "install", "--without-controller"]);
+    let (reader, nobody) = scrapers(&cluster);
+    let kubeconfig = kubeconfig_with_token(&cluster, &controller_token(&cluster));
+    let mut ctl = start_controller_process(
+        &cluster,
+        "controller-https",
+        kubeconfig.path(),
+        &[],
+        "info,kubectl_kueue=debug",
+        false,
+    );
+    ctl.wait_ready(T);
+    let port = ctl.metrics_port;
+
+    assert!(
+        http_get(port, "/metrics").is_none_or(|(code, _)| code != 200),
+        "no plain HTTP on the metrics port"
+    );
+    let get = |token: Option<&str>| https_get(port, "/metrics", token, None).unwrap();
+    assert_eq!(
+        get(None),
+        (401, "Unauthorized".to_string()),
+        "anonymous is off"
+    );
+    assert_eq!(get(Some("not-a-token")).0, 401);
+    let (code, body) = get(Some(&nobody));
+    assert_eq!(
+        (code, body.as_str()),
+        (
+            403,
+            "Authorization denied for user system:serviceaccount:monitoring:nobody"
+        )
+    );
+    let (code, body) = get(Some(&reader));
+    assert_eq!(code, 200, "{body}");
+    assert!(
+        body.trim_end().ends_with("# EOF"),
+        "the metrics text: {body}"
+    );
+    // Cached answers give the same result.
+    assert_eq!(get(Some(&nobody)).0, 403);
+    assert_eq!(get(Some(&reader)).0, 200);
+    let log = ctl.log();
+    assert!(
+        log.contains("self-signed certificate generated in memory"),
+        "{log}"
+    );
+    assert!(
+        !log.contains(&reader) && !log.contains(&nobody),
+        "a token is in the log"
+    );
+    ctl.proc.kill();
+
+    // A mounted certificate (here the API server's, for localhost, from the test CA).
+    let pki = cluster.log_dir().parent().unwrap().join("pki");
+    let certs = tempfile::tempdir().unwrap();
+    std::fs::copy(pki.join("apiserver.crt"), certs.path().join("tls.crt")).unwrap();
+    std::fs::copy(pki.join("apiserver.key"), certs.path().join("tls.key")).unwrap();
+    let dir = certs.path().to_str().unwrap();
+    let mut ctl = start_controller_process(
+        &cluster,
+        "controller-cert-dir",
+        kubeconfig.path(),
+        &["--metrics-cert-dir", dir],
+        "info",
+        false,
+    );
+    ctl.wait_ready(T);
+    let ca = pki.join("ca.crt");
+    let (code, body) = https_get(ctl.metrics_port, "/metrics", Some(&reader), Some(&ca)).unwrap();
+    assert_eq!(code, 200, "verified against the CA: {body}");
     ctl.proc.kill();
 }

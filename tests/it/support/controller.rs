@@ -106,6 +106,19 @@ pub fn start_controller_logging(
     extra: &[&str],
     rust_log: &str,
 ) -> Controller {
+    start_controller_process(cluster, name, kubeconfig, extra, rust_log, true)
+}
+
+/// Starts `run-controller`; `/metrics` over plain HTTP when `insecure_metrics` (so the tests
+/// read it simply), else over HTTPS behind token and access reviews (`e2e_trust` checks it).
+pub fn start_controller_process(
+    cluster: &Cluster,
+    name: &str,
+    kubeconfig: &std::path::Path,
+    extra: &[&str],
+    rust_log: &str,
+    insecure_metrics: bool,
+) -> Controller {
     let (metrics_port, health_port) = (free_port(), free_port());
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_kubectl-kueue"));
     cmd.arg("run-controller")
@@ -115,6 +128,7 @@ pub fn start_controller_logging(
         .arg(format!("127.0.0.1:{metrics_port}"))
         .arg("--health-probe-bind-address")
         .arg(format!("127.0.0.1:{health_port}"))
+        .args(insecure_metrics.then_some("--metrics-insecure"))
         .args(extra)
         .env("RUST_LOG", rust_log)
         .env("POD_NAME", name)
