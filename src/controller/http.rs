@@ -3,8 +3,8 @@
 //! lease is ready too).
 //!
 //! Invariants: `/metrics` is served over HTTPS behind [`MetricsAuth`] unless plain HTTP was
-//! asked for on a loopback address ([`MetricsSecurity::check`]); the probes are plain HTTP on
-//! their own address, as upstream's.
+//! asked for on a loopback address ([`MetricsSecurity::check_insecure_address`]); the probes
+//! are plain HTTP on their own address, as upstream's.
 
 use std::net::SocketAddr;
 use std::sync::Arc;

@@ -9,7 +9,7 @@
 //! Caches as upstream: token reviews 1 min, allowed 5 min, denied 30 s.
 //!
 //! Invariants: a token is never logged, nor kept: the caches key on its SHA-1; the caches are
-//! bounded ([`MAX_ENTRIES`]), so random tokens cannot grow memory.
+//! bounded (4096 entries each), so random tokens cannot grow memory.
 
 use std::collections::HashMap;
 use std::future::Future;

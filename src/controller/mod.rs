@@ -14,7 +14,7 @@
 //! loop), and reading the Configuration file.
 
 pub mod http;
-mod metrics_auth;
+pub mod metrics_auth;
 pub mod model;
 mod shell;
 mod tls;

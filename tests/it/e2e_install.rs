@@ -50,6 +50,31 @@ fn the_repository_holds_the_printed_manifests() {
         && d["spec"]["template"]["spec"]["containers"][0]["args"][0] == "run-controller"));
 }
 
+#[test]
+fn the_image_can_be_pinned_by_digest() {
+    let pinned = format!("ghcr.io/o/kubectl-kueue@sha256:{}", "0f".repeat(32));
+    let out = kueue(&["install", "--print", "--skip-crds", "--image", &pinned]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let docs = crate::support::apply::documents(&text).unwrap();
+    let deployment = docs.iter().find(|d| d["kind"] == "Deployment").unwrap();
+    assert_eq!(
+        deployment["spec"]["template"]["spec"]["containers"][0]["image"],
+        serde_json::json!(pinned)
+    );
+    let bad = kueue(&["install", "--print", "--image", "x@sha256:abc"]);
+    assert!(!bad.status.success());
+    let stderr = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        stderr.contains("--image") && stderr.contains("sha256"),
+        "{stderr}"
+    );
+}
+
 #[cfg_attr(
     skip_cluster_tests,
     ignore = "needs the test control plane (KUEUE_SKIP_CLUSTER_TESTS is set)"
