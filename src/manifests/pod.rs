@@ -10,7 +10,7 @@ use k8s_openapi::api::core::v1::{Container, PodSpec};
 use crate::scheduler::labels::{
     NodeSelectorTerm, Requirement, SelectorOp, TaintEffect, Toleration,
 };
-use crate::scheduler::quantity::{Amount, QuantityError, parse_amount, sat_add};
+use crate::scheduler::quantity::{Amount, QuantityError, parse_amount};
 
 /// A failed quantity with the field path inside the pod spec.
 #[derive(Debug, Clone)]
@@ -50,14 +50,13 @@ fn container_requests(
 
 fn add_into(a: &mut BTreeMap<String, Amount>, b: &BTreeMap<String, Amount>) {
     for (k, v) in b {
-        let e = a.entry(k.clone()).or_insert(0);
-        *e = sat_add(*e, *v);
+        *a.entry(k.clone()).or_default() += *v;
     }
 }
 
 fn max_into(a: &mut BTreeMap<String, Amount>, b: &BTreeMap<String, Amount>) {
     for (k, v) in b {
-        let e = a.entry(k.clone()).or_insert(0);
+        let e = a.entry(k.clone()).or_default();
         *e = (*e).max(*v);
     }
 }
@@ -95,8 +94,7 @@ pub fn pod_requests(
                 field: format!("{field}.overhead[{name}]"),
                 error,
             })?;
-            let e = reqs.entry(name.clone()).or_insert(0);
-            *e = sat_add(*e, v);
+            *reqs.entry(name.clone()).or_default() += v;
         }
     }
     Ok(reqs)
