@@ -473,20 +473,26 @@ async fn seed_story_with_real_jobs() {
         retrain.status.unwrap().admission.unwrap().cluster_queue,
         "team-b-queue"
     );
-    let events = events_of(
-        &client,
-        "team-b",
-        "Workload",
-        retrain.metadata.name.as_deref().unwrap(),
+    // The Events follow the status write that admitted it: wait for them.
+    let retrain_name = retrain.metadata.name.clone().unwrap();
+    let events = eventually(
+        Some(&cluster),
+        T,
+        "weekly-retrain's QuotaReserved Event",
+        || async {
+            let events = events_of(&client, "team-b", "Workload", &retrain_name).await;
+            events
+                .iter()
+                .any(|(r, n)| {
+                    r == "QuotaReserved"
+                    && n.starts_with(
+                        "Quota reserved in ClusterQueue team-b-queue, wait time since queued was ",
+                    )
+                })
+                .then_some(events)
+        },
     )
     .await;
-    assert!(
-        events.iter().any(|(r, n)| r == "QuotaReserved"
-            && n.starts_with(
-                "Quota reserved in ClusterQueue team-b-queue, wait time since queued was "
-            )),
-        "{events:?}"
-    );
     assert!(
         events
             .iter()
