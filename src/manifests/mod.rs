@@ -18,6 +18,7 @@ mod kueue_documents;
 pub mod pod;
 pub mod setup;
 pub mod sources;
+pub mod validation;
 
 pub use convert::{ConvertOptions, Converted, WorkloadEntry, convert};
 pub use error::{InputError, LoadError, Origin};
