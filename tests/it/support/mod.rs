@@ -46,6 +46,8 @@ pub mod cluster;
 #[cfg(feature = "cli")]
 pub mod controller;
 #[cfg(feature = "cli")]
+pub mod https;
+#[cfg(feature = "cli")]
 pub mod kwok;
 #[cfg(feature = "cli")]
 pub mod live;
@@ -53,6 +55,8 @@ pub mod live;
 pub mod pki;
 #[cfg(feature = "cli")]
 pub mod process;
+#[cfg(feature = "cli")]
+pub mod proxy;
 
 /// The repository root (for reading `examples/...`).
 pub fn repo_root() -> std::path::PathBuf {
