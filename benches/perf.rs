@@ -9,7 +9,7 @@
 #![cfg(feature = "cli")]
 
 #[path = "../tests/it/support/mod.rs"]
-#[allow(unused_imports, dead_code)]
+#[allow(unused_imports)]
 mod support;
 
 #[path = "perf/mod.rs"]

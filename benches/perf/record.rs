@@ -170,7 +170,9 @@ pub fn derive(s: &Scenario, schedule: &[Arrival], tracks: &[Track], created_ms: 
     d.admissions = d.queues.values().map(|q| q.admissions).sum();
     d.preemptions = d.queues.values().map(|q| q.preemptions).sum();
     d.readmissions = d.queues.values().map(|q| q.readmissions).sum();
-    let mut by_cohort: BTreeMap<String, (i64, Vec<(u64, u64, i64)>)> = BTreeMap::new();
+    // cohort -> (nominal, reservations)
+    type Reservations = Vec<(u64, u64, i64)>;
+    let mut by_cohort: BTreeMap<String, (i64, Reservations)> = BTreeMap::new();
     for (qi, h) in held.iter().enumerate() {
         let e = by_cohort.entry(s.cohort_of(qi)).or_default();
         e.0 += s.queues[qi].nominal_milli;
