@@ -9,6 +9,8 @@ mod record;
 mod replay;
 #[path = "../../benches/perf/scenario.rs"]
 mod scenario;
+// The summary and process-figure types are the bench's only.
+#[allow(dead_code)]
 #[path = "../../benches/perf/stats.rs"]
 mod stats;
 
