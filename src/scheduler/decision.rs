@@ -279,11 +279,20 @@ pub enum PendingDetail {
     Unsupported {
         fields: Vec<String>,
     },
+    /// Requests that can never be admitted (negative, above their limits).
+    InvalidRequests {
+        problems: Vec<String>,
+    },
 }
 
 /// Why a ClusterQueue is not active (upstream's `Active` condition reasons and ours).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum InactiveReason {
+    /// Being deleted (upstream's `Terminating`): its admitted workloads keep their quota.
+    Terminating,
+    /// Its object (or a Cohort or ResourceFlavor it uses) was edited into something we
+    /// reject: the last valid picture is kept for what holds quota, nothing new is admitted.
+    InvalidSpec(String),
     Stopped,
     FlavorNotFound(Vec<String>),
     CohortCycle(String),
@@ -293,6 +302,8 @@ pub enum InactiveReason {
 impl InactiveReason {
     pub fn condition_reason(&self) -> &'static str {
         match self {
+            InactiveReason::Terminating => "Terminating",
+            InactiveReason::InvalidSpec(_) => "InvalidSpec",
             InactiveReason::Stopped => "Stopped",
             InactiveReason::FlavorNotFound(_) => "FlavorNotFound",
             InactiveReason::CohortCycle(_) => "CohortHasCycle",
@@ -302,6 +313,13 @@ impl InactiveReason {
 
     pub fn message(&self) -> String {
         match self {
+            // Upstream's whole message, with its semicolon.
+            InactiveReason::Terminating => {
+                "Can't admit new workloads; clusterQueue is terminating".to_string()
+            }
+            InactiveReason::InvalidSpec(problem) => {
+                format!("Can't admit new workloads: {problem}.")
+            }
             InactiveReason::Stopped => "Can't admit new workloads: is stopped.".to_string(),
             InactiveReason::FlavorNotFound(f) => {
                 format!(

@@ -371,7 +371,11 @@ impl Engine {
                 .find_resource("pods")
                 .filter(|r| group_of.contains_key(r));
             let mut inactive = None;
-            if spec.stop_policy != StopPolicy::None {
+            if spec.terminating {
+                inactive = Some(InactiveReason::Terminating);
+            } else if let Some(problem) = &spec.invalid {
+                inactive = Some(InactiveReason::InvalidSpec(problem.clone()));
+            } else if spec.stop_policy != StopPolicy::None {
                 inactive = Some(InactiveReason::Stopped);
             } else if !missing.is_empty() {
                 inactive = Some(InactiveReason::FlavorNotFound(missing));
@@ -519,7 +523,8 @@ impl Engine {
             for psa in &adm.pod_sets {
                 let reclaimable = st.w.reclaimable.get(&psa.name).copied().unwrap_or(0);
                 for (res, flavor) in &psa.flavors {
-                    let total = psa.resource_usage.get(res).copied().unwrap_or(0);
+                    // Upstream's FloorToZero: a negative amount never lowers usage.
+                    let total = psa.resource_usage.get(res).copied().unwrap_or(0).max(0);
                     let v = scale_usage(total, psa.count, reclaimable);
                     let fr = self.intern_fr(flavor, res);
                     let e = usage.entry(fr).or_insert(0);
@@ -611,6 +616,15 @@ impl Engine {
                     why: why.clone(),
                 },
             ));
+            return;
+        }
+        let problems = invalid_requests(w);
+        if !problems.is_empty() {
+            st.block = Some((
+                PendingReason::Misconfigured,
+                format!("resources validation failed: {}", aggregate(&problems)),
+                PendingDetail::InvalidRequests { problems },
+            ));
         }
     }
 
@@ -676,6 +690,34 @@ pub(crate) fn namespace_matches(
             let empty = BTreeMap::new();
             sel.matches(namespaces.get(namespace).unwrap_or(&empty))
         }
+    }
+}
+
+/// Why a workload's requests can never be admitted: the problems its adapter found (each
+/// naming its podSet, container and resource), else any negative per-pod amount (a
+/// backstop: a negative request must never lower a queue's usage).
+fn invalid_requests(w: &Workload) -> Vec<String> {
+    if !w.invalid_requests.is_empty() {
+        return w.invalid_requests.clone();
+    }
+    let mut out = Vec::new();
+    for (i, ps) in w.pod_sets.iter().enumerate() {
+        for (r, v) in ps.per_pod.iter().filter(|(_, v)| **v < 0) {
+            out.push(format!(
+                "spec.podSets[{i}] ({}): requests[{r}]: Invalid value: {:?}: must be greater than or equal to 0",
+                ps.name,
+                super::quantity::format_amount(r, *v)
+            ));
+        }
+    }
+    out
+}
+
+/// Upstream's error aggregate: one error as it is, several in brackets.
+fn aggregate(problems: &[String]) -> String {
+    match problems {
+        [one] => one.clone(),
+        many => format!("[{}]", many.join(", ")),
     }
 }
 

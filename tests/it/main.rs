@@ -51,4 +51,5 @@ mod live_explain;
 mod live_status;
 mod live_submit;
 mod simulate_fixpoint;
+mod simulate_trust;
 mod simulate_v1beta2;

@@ -46,6 +46,7 @@ use crate::integration::job::ManagedJobs;
 use crate::kube::watch::Kind;
 use crate::manifests::ObjectKey;
 use crate::manifests::key::DEFAULT_NAMESPACE;
+use crate::manifests::requests::RequestContext;
 use crate::metrics::MetricUpdate;
 use crate::scheduler::Engine;
 use crate::scheduler::key::WorkloadKey;
@@ -89,6 +90,8 @@ pub struct Model {
     flavors_without_nodes: BTreeSet<String>,
     /// Invalid queue objects already reported.
     reported_invalid: BTreeSet<String>,
+    /// LimitRange defaults and RuntimeClass overheads, for Workload requests.
+    requests: RequestContext,
     /// What the shell has not taken yet.
     actions: Vec<Action>,
 }
@@ -134,6 +137,7 @@ impl Model {
             nodes_dirty: true,
             flavors_without_nodes: BTreeSet::new(),
             reported_invalid: BTreeSet::new(),
+            requests: RequestContext::default(),
             actions: Vec::new(),
         }
     }

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use crate::manifests::ObjectKey;
 use crate::metrics::{MetricUpdate, QueueState, ResourceState};
+use crate::scheduler::decision::InactiveReason;
 use crate::scheduler::quantity::{UNLIMITED, is_milli_resource};
 use crate::status::{cluster_queue_with_status, local_queue_with_status, same_ignoring_times};
 
@@ -95,6 +96,7 @@ impl Ctx<'_> {
                 QueueState {
                     cohort: v.cohort.clone().unwrap_or_default(),
                     active: v.inactive.is_none(),
+                    terminating: v.inactive == Some(InactiveReason::Terminating),
                     pending_active: counts.map_or(0, |c| c.active as i64),
                     pending_inadmissible: counts.map_or(0, |c| c.inadmissible as i64),
                     reserving: v.reserving as i64,

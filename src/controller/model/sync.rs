@@ -62,6 +62,7 @@ impl Ctx<'_> {
             tiebreak(&uid),
             self.now.wall,
             &self.m.settings.exclude_resource_prefixes,
+            &self.m.requests,
         ) {
             Ok(m) => m,
             Err(e) => {
