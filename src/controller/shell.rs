@@ -24,7 +24,7 @@ use crate::api::{
 use crate::integration::job::JobStep;
 use crate::kube::apply::Writer;
 use crate::kube::lease::Election;
-use crate::kube::watch::{self, Stores, WatchMsg, WatchOptions};
+use crate::kube::watch::{self, Kind, Stores, WatchMsg, WatchOptions};
 use crate::manifests::ObjectKey;
 use crate::metrics::Metrics;
 use crate::scheduler::key::WorkloadKey;
@@ -96,13 +96,23 @@ impl Cache for Stores {
     }
 }
 
-/// What the model cares about in a failed write.
+/// What the model cares about in a failed write. An answer that does not say the write was
+/// refused (no answer at all, a timeout, a 504, a 500 timeout from etcd) is an unknown
+/// outcome: the API server may have committed it.
 fn write_error(e: kube::Error) -> WriteError {
     match &e {
         kube::Error::Api(s) if s.code == 404 => WriteError::NotFound,
         kube::Error::Api(s) if s.code == 409 => WriteError::Conflict,
         kube::Error::Api(s) if s.code == 422 => WriteError::Invalid,
-        _ => WriteError::Failed(e.to_string()),
+        kube::Error::Api(s)
+            if s.code == 504
+                || s.reason == "Timeout"
+                || (s.code == 500 && s.message.contains("timed out")) =>
+        {
+            WriteError::Unknown(e.to_string())
+        }
+        kube::Error::Api(_) => WriteError::Failed(e.to_string()),
+        _ => WriteError::Unknown(e.to_string()),
     }
 }
 
@@ -178,6 +188,38 @@ impl Executor {
                     tracing::debug!(local_queue = %key, error = %e, "could not write LocalQueue status");
                 }
                 Some(Input::QueueWritten { key, ok: r.is_ok() })
+            }),
+            Action::WriteQueueFinalizers {
+                kind,
+                name,
+                resource_version,
+                finalizers,
+            } => self.spawn(async move {
+                let rv = resource_version.as_deref();
+                let r = match kind {
+                    Kind::ClusterQueue => {
+                        writer
+                            .set_finalizers::<ClusterQueue>(&name, rv, &finalizers)
+                            .await
+                    }
+                    _ => {
+                        writer
+                            .set_finalizers::<ResourceFlavor>(&name, rv, &finalizers)
+                            .await
+                    }
+                };
+                Some(Input::QueueFinalizersWritten {
+                    kind,
+                    name,
+                    result: outcome(r),
+                })
+            }),
+            Action::ReadWorkload { key } => self.spawn(async move {
+                let r = writer.read_workload(&key.namespace, &key.name).await;
+                Some(Input::WorkloadRead {
+                    key,
+                    result: outcome(r),
+                })
             }),
             Action::Event { about, text } => self.spawn(async move {
                 if let Err(e) = writer

@@ -131,6 +131,8 @@ fn rbac(namespace: &str) -> Vec<Value> {
             "metadata": { "name": CONTROLLER, "labels": labels() },
             "rules": [
                 rule(&["kueue.x-k8s.io"], &["resourceflavors", "cohorts", "clusterqueues", "localqueues", "workloadpriorityclasses"], &read),
+                // The resource-in-use finalizer of ClusterQueues and ResourceFlavors.
+                rule(&["kueue.x-k8s.io"], &["resourceflavors", "clusterqueues"], &["patch"]),
                 rule(&["kueue.x-k8s.io"], &["clusterqueues/status", "localqueues/status"], &["get", "patch"]),
                 rule(&["kueue.x-k8s.io"], &["workloads"], &["get", "list", "watch", "create", "patch"]),
                 rule(&["kueue.x-k8s.io"], &["workloads/status"], &["get", "patch"]),

@@ -25,7 +25,9 @@ pub mod book;
 pub mod cache;
 pub mod config;
 pub mod events;
+pub mod finalizers;
 pub mod jobs;
+pub mod last_valid;
 pub mod plan;
 pub mod queues;
 pub mod scheduling;
@@ -90,6 +92,10 @@ pub struct Model {
     flavors_without_nodes: BTreeSet<String>,
     /// Invalid queue objects already reported.
     reported_invalid: BTreeSet<String>,
+    /// ClusterQueue and ResourceFlavor finalizer writes.
+    finalizer_writes: finalizers::FinalizerWrites,
+    /// The last valid spec of each queue object, for when an edit is rejected.
+    last_valid: last_valid::LastValid,
     /// LimitRange defaults and RuntimeClass overheads, for Workload requests.
     requests: RequestContext,
     /// What the shell has not taken yet.
@@ -137,6 +143,8 @@ impl Model {
             nodes_dirty: true,
             flavors_without_nodes: BTreeSet::new(),
             reported_invalid: BTreeSet::new(),
+            finalizer_writes: finalizers::FinalizerWrites::default(),
+            last_valid: last_valid::LastValid::default(),
             requests: RequestContext::default(),
             actions: Vec::new(),
         }
@@ -176,6 +184,10 @@ impl Model {
             Input::WorkloadPatched { key, result } => cx.on_workload_patched(key, result),
             Input::JobWritten { key, result, event } => cx.on_job_written(key, result, event),
             Input::QueueWritten { key, ok } => cx.on_queue_written(key, ok),
+            Input::QueueFinalizersWritten { kind, name, result } => {
+                cx.on_queue_finalizers_written(kind, name, result)
+            }
+            Input::WorkloadRead { key, result } => cx.on_workload_read(key, result),
         }
     }
 
@@ -293,6 +305,7 @@ impl Ctx<'_> {
             }
             (Kind::ResourceFlavor, _) => {
                 self.m.config_dirty = true;
+                self.m.queues_dirty = true;
                 self.m.nodes_dirty = true;
                 // Jobs waiting to start may need a flavor that just appeared.
                 let all: Vec<ObjectKey> = self.m.owned.keys().cloned().collect();
@@ -306,6 +319,9 @@ impl Ctx<'_> {
     /// Backoffs that ran out: look at those Workloads and Jobs again.
     fn tick(&mut self) {
         let now = self.now.instant;
+        if self.m.finalizer_writes.due(now) {
+            self.m.queues_dirty = true;
+        }
         let due: Vec<WorkloadKey> = self
             .m
             .wls
@@ -316,6 +332,17 @@ impl Ctx<'_> {
         for k in due {
             self.book(&k).retry_at = None;
             self.m.dirty_wls.insert(k);
+        }
+        let reread: Vec<WorkloadKey> = self
+            .m
+            .wls
+            .iter()
+            .filter(|(_, b)| b.reread_at.is_some_and(|t| t <= now))
+            .map(|(k, _)| k.clone())
+            .collect();
+        for key in reread {
+            self.book(&key).reread_at = None;
+            self.act(Action::ReadWorkload { key });
         }
         let due: Vec<ObjectKey> = self
             .m

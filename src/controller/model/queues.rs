@@ -1,6 +1,7 @@
 //! ClusterQueue and LocalQueue status (flavorsReservation, flavorsUsage, counts, `Active`),
 //! built by the same functions `simulate -o yaml` uses ([`crate::status::queues`]) and
-//! written when it changed, plus the queue gauges of `/metrics`.
+//! written when it changed, plus the queue gauges of `/metrics` and the queue finalizers
+//! ([`super::finalizers`]).
 //!
 //! Recomputed at most every [`MIN_INTERVAL`] while things change (the loop's tick flushes
 //! the last change), so a burst of admissions costs a few status writes, not one each. One
@@ -45,6 +46,7 @@ impl Ctx<'_> {
         }
         self.m.queues_dirty = false;
         self.m.queues_written_at = Some(now.instant);
+        self.queue_finalizers();
         self.update_gauges();
         for cq in self.cache.cluster_queues() {
             let key = ObjectKey::cluster_scoped(&cq.metadata);

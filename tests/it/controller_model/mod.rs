@@ -7,6 +7,7 @@
 
 mod builders;
 mod jobs;
+mod trust;
 mod world;
 
 use std::time::Duration;

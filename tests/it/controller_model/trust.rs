@@ -1,0 +1,363 @@
+//! Quota held by running work is never taken away by the controller: ClusterQueues and
+//! ResourceFlavors carry the `resource-in-use` finalizer (a deleted ClusterQueue is
+//! terminating: inactive, its admitted workloads keep their quota, the finalizer goes when
+//! nothing holds quota in it), an edit the converter rejects keeps the last valid picture,
+//! and a status write whose outcome is unknown keeps its quota until the Workload is read
+//! back.
+
+use kubectl_kueue::api::{ClusterQueue, ClusterQueueStatus, ResourceFlavor};
+use kubectl_kueue::controller::model::{Action, Input, WriteError};
+use kubectl_kueue::kube::watch::Kind;
+use kubectl_kueue::manifests::ObjectKey;
+use kubectl_kueue::manifests::convert::time_from_millis;
+
+use super::builders::*;
+use super::world::*;
+use super::{cluster, holds_quota};
+
+const FINALIZER: &str = "kueue.x-k8s.io/resource-in-use";
+
+fn finalizer_writes(actions: &[Action]) -> Vec<(Kind, String, Vec<String>)> {
+    actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::WriteQueueFinalizers {
+                kind,
+                name,
+                finalizers,
+                ..
+            } => Some((*kind, name.clone(), finalizers.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn cq_status(actions: &[Action]) -> Option<ClusterQueueStatus> {
+    actions.iter().rev().find_map(|a| match a {
+        Action::WriteClusterQueueStatus { key, status } if key.name == "cq" => Some(status.clone()),
+        _ => None,
+    })
+}
+
+fn active(status: &ClusterQueueStatus) -> (String, String, String) {
+    let c = status
+        .conditions
+        .iter()
+        .find(|c| c.type_ == "Active")
+        .expect("an Active condition");
+    (c.status.clone(), c.reason.clone(), c.message.clone())
+}
+
+/// Queue status and finalizers are looked at every 250 ms at most: let that pass first.
+fn later(world: &mut World) {
+    world.advance(std::time::Duration::from_millis(300));
+}
+
+fn put_cluster_queue(world: &mut World, cq: ClusterQueue) -> Vec<Action> {
+    later(world);
+    let name = cq.metadata.name.clone().unwrap();
+    world.cache.put_cluster_queue(cq);
+    world.input(Input::Changed {
+        kind: Kind::ClusterQueue,
+        key: ObjectKey {
+            namespace: None,
+            name,
+        },
+    })
+}
+
+fn put_flavor(world: &mut World, rf: ResourceFlavor) -> Vec<Action> {
+    later(world);
+    let name = rf.metadata.name.clone().unwrap();
+    world.cache.put_flavor(rf);
+    world.input(Input::Changed {
+        kind: Kind::ResourceFlavor,
+        key: ObjectKey {
+            namespace: None,
+            name,
+        },
+    })
+}
+
+/// `kubectl delete` of an object with a finalizer: only the deletion timestamp is set.
+fn delete_cluster_queue(world: &mut World) -> Vec<Action> {
+    let mut cq = (*world.cache.cluster_queues["cq"]).clone();
+    cq.metadata.deletion_timestamp = Some(time_from_millis(world.now.wall));
+    cq.metadata.resource_version = Some("900".into());
+    put_cluster_queue(world, cq)
+}
+
+fn delete_workload(world: &mut World, name: &str) -> Vec<Action> {
+    later(world);
+    world.cache.workloads.remove(&key("ns", name));
+    world.input(Input::Changed {
+        kind: Kind::Workload,
+        key: job_key("ns", name),
+    })
+}
+
+/// One workload `a` admitted on a 4-cpu ClusterQueue, everything settled.
+fn running_a(world: &mut World) {
+    cluster(world, "", "cpu", "4");
+    world
+        .cache
+        .put_workload(workload(world, "ns", "a", "lq", 3));
+    let first = world.start();
+    world.settle(first);
+    assert!(holds_quota(world, "a"));
+}
+
+#[test]
+fn cluster_queues_and_flavors_get_the_finalizer_on_first_sight() {
+    let mut world = World::new();
+    cluster(&mut world, "", "cpu", "4");
+    let first = world.start();
+    let writes = finalizer_writes(&first);
+    assert_eq!(
+        writes,
+        [
+            (Kind::ClusterQueue, "cq".into(), vec![FINALIZER.into()]),
+            (
+                Kind::ResourceFlavor,
+                "default-flavor".into(),
+                vec![FINALIZER.into()]
+            ),
+        ]
+    );
+    world.settle(first);
+    assert!(finalizer_writes(&world.tick()).is_empty(), "written once");
+}
+
+#[test]
+fn a_deleted_cluster_queue_keeps_its_admitted_work_admits_nothing_new_then_lets_go() {
+    let mut world = World::new();
+    running_a(&mut world);
+    let deleted = delete_cluster_queue(&mut world);
+    let seen = world.settle(deleted);
+    assert!(
+        holds_quota(&world, "a"),
+        "the running workload keeps its quota"
+    );
+    assert!(
+        !status_writes(&seen).contains_key("a"),
+        "nothing written to the admitted workload: {seen:#?}"
+    );
+    assert!(finalizer_writes(&seen).is_empty(), "a still holds quota");
+    let status = cq_status(&seen).expect("a ClusterQueue status write");
+    assert_eq!(
+        active(&status),
+        (
+            "False".into(),
+            "Terminating".into(),
+            "Can't admit new workloads; clusterQueue is terminating".into()
+        )
+    );
+
+    later(&mut world);
+    let arrival = world.put_workload(workload(&world, "ns", "b", "lq", 1));
+    let seen = world.settle(arrival);
+    assert!(!holds_quota(&world, "b"), "nothing new is admitted");
+    let b = world.workload("ns", "b");
+    let qr = b
+        .status
+        .as_ref()
+        .unwrap()
+        .condition("QuotaReserved")
+        .unwrap();
+    assert_eq!(qr.status, "False");
+    assert_eq!(qr.message, "ClusterQueue cq is inactive");
+    assert!(finalizer_writes(&seen).is_empty());
+
+    // a ends; b never held anything: the finalizer goes and the ClusterQueue with it.
+    let gone = delete_workload(&mut world, "a");
+    let seen = world.settle(gone);
+    assert_eq!(
+        finalizer_writes(&seen),
+        [(Kind::ClusterQueue, "cq".into(), vec![])]
+    );
+    assert!(!world.cache.cluster_queues.contains_key("cq"));
+}
+
+#[test]
+fn a_deleted_flavor_keeps_its_finalizer_while_a_cluster_queue_names_it() {
+    let mut world = World::new();
+    cluster(&mut world, "", "cpu", "4");
+    let first = world.start();
+    world.settle(first);
+    let mut rf = (*world.cache.flavors["default-flavor"]).clone();
+    rf.metadata.deletion_timestamp = Some(time_from_millis(world.now.wall));
+    let deleted = put_flavor(&mut world, rf);
+    let seen = world.settle(deleted);
+    assert!(finalizer_writes(&seen).is_empty(), "{seen:#?}");
+    assert!(world.cache.flavors.contains_key("default-flavor"));
+
+    let cq_deleted = delete_cluster_queue(&mut world);
+    let mut seen = world.settle(cq_deleted);
+    // The ClusterQueue gone, the next look (a tick later) lets the flavor go.
+    later(&mut world);
+    let tick = world.tick();
+    seen.extend(world.settle(tick));
+    assert_eq!(
+        finalizer_writes(&seen),
+        [
+            (Kind::ClusterQueue, "cq".into(), vec![]),
+            (Kind::ResourceFlavor, "default-flavor".into(), vec![]),
+        ]
+    );
+    assert!(world.cache.flavors.is_empty());
+}
+
+/// The test ClusterQueue in a cohort, with `lending` as its lendingLimit.
+fn lending_queue(nominal: &str, lending: &str) -> ClusterQueue {
+    serde_yaml::from_str(&format!(
+        "metadata: {{name: cq, finalizers: [{FINALIZER}]}}
+spec:
+  cohort: all
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: default-flavor
+      resources: [{{name: cpu, nominalQuota: '{nominal}', lendingLimit: '{lending}'}}]
+"
+    ))
+    .unwrap()
+}
+
+#[test]
+fn an_invalid_cluster_queue_edit_keeps_the_admitted_work_and_admits_nothing_new() {
+    let mut world = World::new();
+    world.cache.put_flavor(flavor("default-flavor", ""));
+    world.cache.put_cluster_queue(lending_queue("4", "2"));
+    world.cache.put_local_queue(local_queue("ns", "lq", "cq"));
+    world
+        .cache
+        .put_workload(workload(&world, "ns", "a", "lq", 3));
+    let first = world.start();
+    world.settle(first);
+    assert!(holds_quota(&world, "a"));
+
+    // The API server accepts a lendingLimit above the nominalQuota; the converter does not.
+    let edit = put_cluster_queue(&mut world, lending_queue("4", "8"));
+    let seen = world.settle(edit);
+    assert!(
+        holds_quota(&world, "a"),
+        "the running workload keeps its quota"
+    );
+    assert!(!status_writes(&seen).contains_key("a"), "{seen:#?}");
+    let (status, reason, message) = active(&cq_status(&seen).unwrap());
+    assert_eq!((status.as_str(), reason.as_str()), ("False", "InvalidSpec"));
+    assert_eq!(
+        message,
+        "Can't admit new workloads: spec.resourceGroups[0].flavors[0].resources[0].lendingLimit: must be less than or equal to nominalQuota (4)."
+    );
+    later(&mut world);
+    let arrival = world.put_workload(workload(&world, "ns", "b", "lq", 1));
+    world.settle(arrival);
+    assert!(!holds_quota(&world, "b"), "nothing new is admitted");
+
+    // Fixed: active again, b admitted into the room left.
+    let fix = put_cluster_queue(&mut world, lending_queue("4", "4"));
+    world.settle(fix);
+    assert!(holds_quota(&world, "a"));
+    assert!(holds_quota(&world, "b"));
+}
+
+/// The first admission write of `w` whose answer is lost; `landed`: the API server had
+/// committed it. Returns what the model does then.
+fn admission_with_lost_answer(world: &mut World, landed: bool) -> Vec<Action> {
+    cluster(world, "", "cpu", "4");
+    world
+        .cache
+        .put_workload(workload(world, "ns", "w", "lq", 4));
+    let first = world.start();
+    let write = first
+        .iter()
+        .find(|a| matches!(a, Action::WriteWorkloadStatus { write, .. } if write.admits))
+        .expect("an admission write")
+        .clone();
+    if landed {
+        world.perform(&write);
+    }
+    world.input(Input::WorkloadWritten {
+        key: key("ns", "w"),
+        result: Err(WriteError::Unknown("connection reset by peer".into())),
+    })
+}
+
+#[test]
+fn an_unknown_write_outcome_keeps_the_quota_and_reads_back_then_the_write_had_landed() {
+    let mut world = World::new();
+    let after = admission_with_lost_answer(&mut world, true);
+    assert!(
+        after
+            .iter()
+            .any(|a| matches!(a, Action::ReadWorkload { key } if key.name == "w")),
+        "{after:#?}"
+    );
+    assert!(
+        holds_quota(&world, "w"),
+        "the quota stays taken until we know"
+    );
+    // Meanwhile another workload finds no room.
+    let other = world.put_workload(workload(&world, "ns", "other", "lq", 4));
+    assert!(
+        !status_writes(&other)
+            .get("other")
+            .is_some_and(|w| w[0].admits)
+    );
+
+    let read = world.perform(&Action::ReadWorkload {
+        key: key("ns", "w"),
+    });
+    let mut next = Vec::new();
+    for i in read {
+        next.extend(world.input(i));
+    }
+    world.settle(next);
+    assert!(holds_quota(&world, "w"));
+    assert!(!holds_quota(&world, "other"));
+    let reasons: Vec<String> = world.events_of("w").into_iter().map(|(r, _)| r).collect();
+    assert_eq!(reasons, ["QuotaReserved", "Admitted"], "its effects follow");
+}
+
+#[test]
+fn an_unknown_write_outcome_keeps_the_quota_and_reads_back_then_the_write_had_not_landed() {
+    let mut world = World::new();
+    let _ = admission_with_lost_answer(&mut world, false);
+    assert!(
+        holds_quota(&world, "w"),
+        "the quota stays taken until we know"
+    );
+    let read = world.perform(&Action::ReadWorkload {
+        key: key("ns", "w"),
+    });
+    for i in read {
+        world.input(i);
+    }
+    assert!(
+        !holds_quota(&world, "w"),
+        "not landed: the quota is given back"
+    );
+    let book = world.model.workload_book(&key("ns", "w")).unwrap();
+    assert_eq!(book.failures, 1);
+    assert!(book.retry_at.is_some(), "tried again after the backoff");
+}
+
+#[test]
+fn a_failed_read_back_is_tried_again_and_the_quota_stays_held() {
+    let mut world = World::new();
+    let _ = admission_with_lost_answer(&mut world, false);
+    world.input(Input::WorkloadRead {
+        key: key("ns", "w"),
+        result: Err(WriteError::Unknown("timeout".into())),
+    });
+    assert!(holds_quota(&world, "w"));
+    world.advance(std::time::Duration::from_secs(3));
+    let again = world.tick();
+    assert!(
+        again
+            .iter()
+            .any(|a| matches!(a, Action::ReadWorkload { key } if key.name == "w")),
+        "{again:#?}"
+    );
+}
