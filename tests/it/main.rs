@@ -35,6 +35,7 @@ mod e2e_config;
 mod e2e_controller;
 mod e2e_install;
 mod e2e_leader;
+mod e2e_trust;
 mod e2e_workloads;
 mod engine_admissibility;
 mod engine_fair_sharing;
