@@ -94,6 +94,12 @@ impl Cache for Stores {
             .map(|n| n.metadata.labels.clone().unwrap_or_default())
             .collect()
     }
+    fn limit_ranges(&self) -> Vec<Arc<k8s_openapi::api::core::v1::LimitRange>> {
+        self.limit_ranges.state()
+    }
+    fn runtime_classes(&self) -> Vec<Arc<k8s_openapi::api::node::v1::RuntimeClass>> {
+        self.runtime_classes.state()
+    }
 }
 
 /// What the model cares about in a failed write. An answer that does not say the write was

@@ -139,6 +139,9 @@ fn rbac(namespace: &str) -> Vec<Value> {
                 rule(&["batch"], &["jobs"], &["get", "list", "watch", "patch"]),
                 rule(&["batch"], &["jobs/status"], &["patch"]),
                 rule(&[""], &["namespaces", "nodes"], &read),
+                // LimitRange defaults and RuntimeClass overhead count in Workload requests.
+                rule(&[""], &["limitranges"], &read),
+                rule(&["node.k8s.io"], &["runtimeclasses"], &read),
                 rule(&["events.k8s.io"], &["events"], &["create", "patch"]),
                 // To refuse to start while upstream Kueue's controller runs.
                 rule(&["apps"], &["deployments"], &["list"]),

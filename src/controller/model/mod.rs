@@ -98,6 +98,8 @@ pub struct Model {
     last_valid: last_valid::LastValid,
     /// LimitRange defaults and RuntimeClass overheads, for Workload requests.
     requests: RequestContext,
+    /// LimitRanges or RuntimeClasses changed: recount every Workload's requests.
+    requests_dirty: bool,
     /// What the shell has not taken yet.
     actions: Vec<Action>,
 }
@@ -146,6 +148,7 @@ impl Model {
             finalizer_writes: finalizers::FinalizerWrites::default(),
             last_valid: last_valid::LastValid::default(),
             requests: RequestContext::default(),
+            requests_dirty: true,
             actions: Vec::new(),
         }
     }
@@ -197,6 +200,9 @@ impl Model {
         if cx.m.config_dirty {
             cx.sync_config();
         }
+        if cx.m.requests_dirty {
+            cx.sync_request_context();
+        }
         for key in std::mem::take(&mut cx.m.dirty_wls) {
             cx.sync_workload(&key);
         }
@@ -244,6 +250,29 @@ impl Ctx<'_> {
 
     fn metric(&mut self, update: MetricUpdate) {
         self.act(Action::Metric(update));
+    }
+
+    /// Re-reads LimitRanges and RuntimeClasses; every Workload is looked at again if what
+    /// they add to requests changed.
+    fn sync_request_context(&mut self) {
+        self.m.requests_dirty = false;
+        let limit_ranges = self.cache.limit_ranges();
+        let runtime_classes = self.cache.runtime_classes();
+        let context = RequestContext::new(
+            limit_ranges.iter().map(|l| &**l),
+            runtime_classes.iter().map(|r| &**r),
+        );
+        if context == self.m.requests {
+            return;
+        }
+        self.m.requests = context;
+        let all: Vec<WorkloadKey> = self
+            .cache
+            .workloads()
+            .iter()
+            .map(|w| ObjectKey::workload(&w.metadata))
+            .collect();
+        self.m.dirty_wls.extend(all);
     }
 
     fn changed(&mut self, kind: Kind, key: Option<ObjectKey>) {
@@ -313,6 +342,7 @@ impl Ctx<'_> {
             }
             (Kind::Cohort | Kind::Namespace, _) => self.m.config_dirty = true,
             (Kind::Node, _) => self.m.nodes_dirty = true,
+            (Kind::LimitRange | Kind::RuntimeClass, _) => self.m.requests_dirty = true,
         }
     }
 

@@ -218,6 +218,7 @@ impl Ctx<'_> {
         ) || new_evicted != cur_evicted
             || m.reclaimable != cur.reclaimable
             || m.unsupported != cur.unsupported
+            || m.invalid_requests != cur.invalid_requests
             || (m.admission.is_some() && m.admitted != cur.admitted)
     }
 }

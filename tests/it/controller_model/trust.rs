@@ -361,3 +361,73 @@ fn a_failed_read_back_is_tried_again_and_the_quota_stays_held() {
         "{again:#?}"
     );
 }
+
+/// A Workload whose one container asks for nothing itself.
+fn bare_workload(world: &World, name: &str) -> kubectl_kueue::api::Workload {
+    let mut w = workload(world, "ns", name, "lq", 1);
+    w.spec.pod_sets[0]
+        .template
+        .spec
+        .as_mut()
+        .unwrap()
+        .containers[0]
+        .resources = None;
+    w
+}
+
+#[test]
+fn limit_range_defaults_count_in_requests_and_are_followed_when_they_change() {
+    let mut world = World::new();
+    cluster(&mut world, "", "cpu", "4");
+    world.cache.limit_ranges.push(std::sync::Arc::new(
+        serde_yaml::from_str(
+            "metadata: {name: defaults, namespace: ns}
+spec:
+  limits:
+  - type: Container
+    defaultRequest: {cpu: '3'}
+",
+        )
+        .unwrap(),
+    ));
+    world.cache.put_workload(bare_workload(&world, "a"));
+    world.cache.put_workload(bare_workload(&world, "b"));
+    let first = world.start();
+    let seen = world.settle(first);
+    let admitted: Vec<String> = status_writes(&seen)
+        .into_iter()
+        .filter(|(_, w)| w.iter().any(|w| w.admits))
+        .map(|(n, _)| n)
+        .collect();
+    assert_eq!(admitted, ["a"], "3 cpu each by the LimitRange: one fits");
+    let a = world.workload("ns", "a");
+    let usage = &a
+        .status
+        .as_ref()
+        .unwrap()
+        .admission
+        .as_ref()
+        .unwrap()
+        .pod_set_assignments[0]
+        .resource_usage;
+    assert_eq!(usage["cpu"].0, "3");
+
+    // The default shrinks: b fits now.
+    world.cache.limit_ranges = vec![std::sync::Arc::new(
+        serde_yaml::from_str(
+            "metadata: {name: defaults, namespace: ns}
+spec:
+  limits:
+  - type: Container
+    defaultRequest: {cpu: '1'}
+",
+        )
+        .unwrap(),
+    )];
+    let changed = world.input(Input::Changed {
+        kind: Kind::LimitRange,
+        key: job_key("ns", "defaults"),
+    });
+    world.settle(changed);
+    assert!(holds_quota(&world, "b"));
+}
