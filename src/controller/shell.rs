@@ -126,6 +126,21 @@ fn outcome<T>(r: kube::Result<T>) -> WriteResult<T> {
     r.map_err(write_error)
 }
 
+/// A Workload creation's outcome: a refusal keeps the API server's words (they go into an
+/// Event on the Job).
+fn create_outcome<T>(r: kube::Result<T>) -> WriteResult<T> {
+    r.map_err(|e| {
+        let words = match &e {
+            kube::Error::Api(s) => Some(s.message.clone()),
+            _ => None,
+        };
+        match (write_error(e), words) {
+            (WriteError::Invalid | WriteError::Failed(_), Some(m)) => WriteError::Failed(m),
+            (other, _) => other,
+        }
+    })
+}
+
 /// Performs actions: writes as tasks, their outcomes back to the loop.
 struct Executor {
     writer: Writer,
@@ -160,7 +175,7 @@ impl Executor {
                 Some(Input::WorkloadWritten { key, result })
             }),
             Action::CreateWorkload { job, workload } => self.spawn(async move {
-                let result = outcome(writer.create_workload(&workload).await);
+                let result = create_outcome(writer.create_workload(&workload).await);
                 Some(Input::WorkloadCreated { job, result })
             }),
             Action::RemoveFinalizer {

@@ -67,3 +67,7 @@ mod tests {
         );
     }
 }
+
+/// Reason of the Warning on a Job whose Workload the API server refused to create (ours:
+/// upstream only logs it and retries).
+pub const FAILED_CREATE_WORKLOAD: &str = "FailedCreateWorkload";

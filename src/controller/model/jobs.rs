@@ -213,6 +213,18 @@ impl Ctx<'_> {
                 tracing::warn!(job = %job_key, error = %e, "could not create the job's Workload");
                 book.failures += 1;
                 book.retry_at = Some(now + backoff(book.failures));
+                // The Job stays suspended; say why on it (once per distinct refusal), and
+                // try again with the backoff.
+                let message = format!("Could not create the Workload (retrying): {e}");
+                if book.reported.as_deref() != Some(message.as_str()) {
+                    book.reported = Some(message.clone());
+                    if let Some(job) = self.latest_job(&job_key) {
+                        self.event(
+                            job.object_ref(&()),
+                            EventText::warning(events::FAILED_CREATE_WORKLOAD, message),
+                        );
+                    }
+                }
             }
         }
         self.m.dirty_jobs.insert(job_key);

@@ -276,6 +276,13 @@ pub fn decide(
     if !v.admitted {
         return stop(job, w, NOT_ADMITTED);
     }
+    // Admitted while a stop was cut short (suspended, the stopping annotation still on): the
+    // stop is finished first (template restored, annotation dropped), then the Job starts
+    // like any suspended one. Without this it would wait forever, neither running nor
+    // counted as suspended.
+    if job.spec.as_ref().and_then(|s| s.suspend) == Some(true) {
+        return stop(job, w, NOT_ADMITTED);
+    }
     JobAction::Nothing
 }
 

@@ -431,3 +431,84 @@ spec:
     world.settle(changed);
     assert!(holds_quota(&world, "b"));
 }
+
+#[test]
+fn a_flavor_missing_at_start_keeps_the_admitted_work_and_the_queue_inactive_until_it_appears() {
+    let mut world = World::new();
+    running_a(&mut world);
+    // The controller restarts while the ResourceFlavor is missing.
+    let flavor = (*world.cache.flavors["default-flavor"]).clone();
+    world.cache.flavors.clear();
+    world.model = kubectl_kueue::controller::model::Model::new(Default::default());
+    later(&mut world);
+    let first = world.start();
+    let seen = world.settle(first);
+    assert!(
+        holds_quota(&world, "a"),
+        "the admitted workload keeps its quota"
+    );
+    assert!(!status_writes(&seen).contains_key("a"), "{seen:#?}");
+    let (status, reason, _) = active(&cq_status(&seen).unwrap());
+    assert_eq!(
+        (status.as_str(), reason.as_str()),
+        ("False", "FlavorNotFound")
+    );
+    later(&mut world);
+    let arrival = world.put_workload(workload(&world, "ns", "b", "lq", 1));
+    world.settle(arrival);
+    assert!(!holds_quota(&world, "b"));
+
+    let back = put_flavor(&mut world, flavor);
+    world.settle(back);
+    assert!(holds_quota(&world, "a"));
+    assert!(
+        holds_quota(&world, "b"),
+        "admitted once the flavor is there"
+    );
+}
+
+#[test]
+fn a_workload_the_api_server_refuses_to_create_is_reported_on_the_job_and_retried() {
+    let mut world = World::new();
+    cluster(&mut world, "", "nvidia.com/gpu", "4");
+    let j = job(&world, "ns", "train", "lq", 1, None);
+    world.cache.put_job(j);
+    let first = world.start();
+    assert!(
+        first
+            .iter()
+            .any(|a| matches!(a, Action::CreateWorkload { .. })),
+        "{first:#?}"
+    );
+    let refused = || Input::WorkloadCreated {
+        job: job_key("ns", "train"),
+        result: Err(WriteError::Failed(
+            "admission webhook \"x\" denied the request: no".into(),
+        )),
+    };
+    let after = world.input(refused());
+    world.settle(after);
+    let expected = (
+        "FailedCreateWorkload".to_string(),
+        "Could not create the Workload (retrying): admission webhook \"x\" denied the request: no"
+            .to_string(),
+    );
+    assert_eq!(world.events_of("train"), [expected.clone()]);
+    assert_eq!(
+        world.job("ns", "train").spec.as_ref().unwrap().suspend,
+        Some(true),
+        "the Job stays suspended"
+    );
+    // Tried again after the backoff; the same refusal is not reported twice.
+    world.advance(std::time::Duration::from_secs(3));
+    let again = world.tick();
+    assert!(
+        again
+            .iter()
+            .any(|a| matches!(a, Action::CreateWorkload { .. })),
+        "{again:#?}"
+    );
+    let after = world.input(refused());
+    world.settle(after);
+    assert_eq!(world.events_of("train"), [expected]);
+}
