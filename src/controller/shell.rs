@@ -242,6 +242,15 @@ impl Executor {
                     result: outcome(r),
                 })
             }),
+            Action::ReadJob { key, workload } => self.spawn(async move {
+                let ns = key.namespace.clone().unwrap_or_default();
+                let r = writer.read_job(&ns, &key.name).await;
+                Some(Input::JobRead {
+                    key,
+                    workload,
+                    result: outcome(r),
+                })
+            }),
             Action::Event { about, text } => self.spawn(async move {
                 if let Err(e) = writer
                     .event(&about, text.warning, &text.reason, &text.note)

@@ -208,6 +208,13 @@ impl Writer {
         api.get_opt(name).await
     }
 
+    /// A Job as the API server has it now (`None`: gone), past the label-filtered watch.
+    pub async fn read_job(&self, namespace: &str, name: &str) -> kube::Result<Option<Job>> {
+        let _p = self.gate().await;
+        let api: Api<Job> = Api::namespaced(self.client.clone(), namespace);
+        api.get_opt(name).await
+    }
+
     /// Sets the finalizers of a cluster-scoped object (a ClusterQueue or ResourceFlavor),
     /// guarded by `resource_version`.
     pub async fn set_finalizers<K>(

@@ -45,6 +45,8 @@ pub struct WlBook {
     pub unseen: bool,
     /// The read-back after an unknown write outcome failed: read again at this moment.
     pub reread_at: Option<Instant>,
+    /// Its Job left the watch and was read from the API server (or is being read).
+    pub job_read: bool,
 }
 
 impl WlBook {

@@ -191,6 +191,11 @@ impl Model {
                 cx.on_queue_finalizers_written(kind, name, result)
             }
             Input::WorkloadRead { key, result } => cx.on_workload_read(key, result),
+            Input::JobRead {
+                key,
+                workload,
+                result,
+            } => cx.on_job_read(key, workload, result),
         }
     }
 

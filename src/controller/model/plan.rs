@@ -105,6 +105,12 @@ pub enum Input {
         name: String,
         result: WriteResult<()>,
     },
+    /// A Job read past the cache (`Ok(None)`: it is gone), for the Workload `workload`.
+    JobRead {
+        key: ObjectKey,
+        workload: WorkloadKey,
+        result: WriteResult<Option<Job>>,
+    },
     /// The re-read of a Workload whose status write had an unknown outcome: what the API
     /// server holds now (`Ok(None)`: it is gone).
     WorkloadRead {
@@ -245,6 +251,12 @@ pub enum Action {
     /// is unknown.
     ReadWorkload {
         key: WorkloadKey,
+    },
+    /// Read a Job from the API server: it left the (queue-labelled) watch while its
+    /// Workload stays, so it was deleted or lost its label.
+    ReadJob {
+        key: ObjectKey,
+        workload: WorkloadKey,
     },
     /// Publish an Event (fire and forget).
     Event {

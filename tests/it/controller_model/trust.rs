@@ -512,3 +512,72 @@ fn a_workload_the_api_server_refuses_to_create_is_reported_on_the_job_and_retrie
     world.settle(after);
     assert_eq!(world.events_of("train"), [expected]);
 }
+
+#[test]
+fn a_suspended_job_that_loses_its_queue_label_finishes_its_workload() {
+    let mut world = World::new();
+    cluster(&mut world, "", "nvidia.com/gpu", "4");
+    world
+        .cache
+        .put_job(job(&world, "ns", "first", "lq", 4, None));
+    world
+        .cache
+        .put_job(job(&world, "ns", "second", "lq", 4, None));
+    let first = world.start();
+    world.settle(first);
+    let wl_of = |world: &World, job: &str| {
+        world
+            .cache
+            .workloads
+            .values()
+            .find(|w| w.metadata.owner_references.as_ref().unwrap()[0].name == job)
+            .unwrap()
+            .clone()
+    };
+    let second_wl = wl_of(&world, "second").metadata.name.clone().unwrap();
+    assert!(!holds_quota(&world, &second_wl), "4 GPUs: second waits");
+
+    // The label goes: the Job leaves the queue-labelled watch, the API server still has it.
+    let mut unlabelled = (*world.job("ns", "second")).clone();
+    unlabelled.metadata.labels = None;
+    world.cache.jobs.remove(&job_key("ns", "second"));
+    world
+        .unwatched_jobs
+        .insert(job_key("ns", "second"), unlabelled);
+    later(&mut world);
+    let gone = world.input(Input::Changed {
+        kind: Kind::Job,
+        key: job_key("ns", "second"),
+    });
+    let seen = world.settle(gone);
+    assert!(
+        seen.iter()
+            .any(|a| matches!(a, Action::ReadJob { key, .. } if key.name == "second")),
+        "{seen:#?}"
+    );
+    let w = wl_of(&world, "second");
+    let finished = w.status.as_ref().unwrap().condition("Finished").unwrap();
+    assert_eq!(
+        (finished.status.as_str(), finished.reason.as_str()),
+        ("True", "QueueNameRemoved")
+    );
+    assert!(
+        world
+            .events_of("second")
+            .iter()
+            .any(|(r, _)| r == "QueueNameRemoved")
+    );
+    assert!(
+        !w.metadata
+            .finalizers
+            .iter()
+            .flatten()
+            .any(|f| f == FINALIZER),
+        "nothing holds it any more"
+    );
+    assert!(!holds_quota(&world, &second_wl));
+    assert!(holds_quota(
+        &world,
+        &wl_of(&world, "first").metadata.name.clone().unwrap()
+    ));
+}

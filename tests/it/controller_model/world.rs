@@ -27,6 +27,8 @@ pub struct World {
     /// Events published so far: (object name, text).
     pub events: Vec<(String, EventText)>,
     pub metrics: Vec<MetricUpdate>,
+    /// Jobs the API server has but the (queue-labelled) Job watch does not show.
+    pub unwatched_jobs: BTreeMap<ObjectKey, Job>,
     next_rv: u64,
 }
 
@@ -76,6 +78,7 @@ impl World {
             },
             events: Vec::new(),
             metrics: Vec::new(),
+            unwatched_jobs: BTreeMap::new(),
             next_rv: 100,
         }
     }
@@ -307,6 +310,16 @@ impl World {
                     },
                 ]
             }
+            Action::ReadJob { key, workload } => vec![Input::JobRead {
+                key: key.clone(),
+                workload: workload.clone(),
+                result: Ok(self
+                    .cache
+                    .jobs
+                    .get(key)
+                    .map(|j| (**j).clone())
+                    .or_else(|| self.unwatched_jobs.get(key).cloned())),
+            }],
             Action::ReadWorkload { key } => vec![Input::WorkloadRead {
                 key: key.clone(),
                 result: Ok(self.cache.workloads.get(key).map(|w| (**w).clone())),
