@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use kubectl_kueue::scheduler::model::*;
+use kubectl_kueue::scheduler::quantity::Amount;
 
 pub const NOW: Millis = 1_750_000_000_000;
 
@@ -40,8 +41,8 @@ fn scenario(cohorts: usize, per_cohort: usize, per_cq: usize, distinct: bool) ->
                             name: "default".into(),
                             resources: vec![ResourceQuota {
                                 name: "cpu".into(),
-                                nominal: 20_000,
-                                borrowing_limit: Some(100_000),
+                                nominal: Amount::new(20_000),
+                                borrowing_limit: Some(Amount::new(100_000)),
                                 lending_limit: None,
                             }],
                         }],
@@ -83,7 +84,7 @@ fn scenario(cohorts: usize, per_cohort: usize, per_cq: usize, distinct: bool) ->
                     pod_sets: vec![PodSet {
                         name: "main".into(),
                         count: 1,
-                        per_pod: BTreeMap::from([("cpu".into(), cpu)]),
+                        per_pod: BTreeMap::from([("cpu".into(), Amount::new(cpu))]),
                         ..Default::default()
                     }],
                     ..Default::default()

@@ -14,7 +14,8 @@ use serde::Serialize;
 use crate::manifests::{ConvertOptions, Inventory, convert};
 use crate::scheduler::Engine;
 use crate::scheduler::decision::{self, Assignment, FitMode, FlavorOutcome, PendingDetail};
-use crate::scheduler::quantity::format_amount;
+use crate::scheduler::key::WorkloadKey;
+use crate::scheduler::quantity::{Amount, format_amount};
 use crate::scheduler::whatif::Evaluation;
 use crate::simulate::materialize_jobs;
 
@@ -398,8 +399,10 @@ pub fn explain(
         return Ok(not_created(&key, job, &r.reason, &r.message));
     }
     let engine = Engine::new(converted.state.clone());
-    let Some(w) = engine.workload(&key).cloned() else {
-        return Err(ExplainError::NotFound(format!("no Workload {key}")));
+    let not_found = || ExplainError::NotFound(format!("no Workload {key}"));
+    let id = WorkloadKey::parse(&key).ok_or_else(not_found)?;
+    let Some(w) = engine.workload(&id).cloned() else {
+        return Err(not_found());
     };
     let object = inv.workloads.iter().find(|e| {
         format!(
@@ -416,17 +419,17 @@ pub fn explain(
             reason: c.reason.clone(),
             message: c.message.clone(),
         });
-    let holding = engine.holding_queue(&key).map(str::to_string);
+    let holding = engine.holding_queue(&id).map(str::to_string);
     let state = if w.finished {
         State::Finished
-    } else if holding.is_some() && engine.is_evicted(&key) {
+    } else if holding.is_some() && engine.is_evicted(&id) {
         State::Evicted
     } else if holding.is_some() {
         State::Admitted
     } else {
         State::Pending
     };
-    let ev = engine.evaluate(&key, opts.now).ok_or_else(|| {
+    let ev = engine.evaluate(&id, opts.now).ok_or_else(|| {
         ExplainError::NotFound(format!(
             "Workload {key} has no ClusterQueue to evaluate against"
         ))
@@ -437,8 +440,8 @@ pub fn explain(
         .and_then(|cq| engine.cluster_queues().into_iter().find(|v| &v.name == cq))
         .and_then(|v| v.cohort);
     let mut problems = Vec::new();
-    if let Some((_, message, detail)) = engine.blocked_reason(&key) {
-        problems.push(problem_text(&message, &detail, &inv));
+    if let Some(blocked) = engine.blocked_reason(&id) {
+        problems.push(problem_text(&blocked.message, &blocked.detail, &inv));
     }
     if let PendingDetail::NamespaceNotSelected { namespace } = &ev.detail {
         problems.push(format!(
@@ -447,7 +450,7 @@ pub fn explain(
         ));
     }
     let queue = (state == State::Pending && problems.is_empty())
-        .then(|| queue_info(&engine, &key, cluster_queue.as_deref()))
+        .then(|| queue_info(&engine, &id, cluster_queue.as_deref()))
         .flatten();
     let evaluation = evaluation_info(&ev, holding.as_deref());
     let mut preemption = preemption_info(&ev);
@@ -463,11 +466,11 @@ pub fn explain(
             .filter(|(_, _, m)| *m != FitMode::Fit)
             .map(|(r, f, _)| (f.clone(), r.clone()))
             .collect();
-        p.details = engine.why_no_candidates(&key, &needed);
+        p.details = engine.why_no_candidates(&id, &needed);
     }
     let nodes = nodes::check(&inv, &w, ev.assignment.as_ref());
     let next_steps = if state == State::Pending {
-        suggest::next_steps(&inv, &engine, &key, &ev, &problems, opts)
+        suggest::next_steps(&inv, &engine, &id, &ev, &problems, opts)
     } else {
         Vec::new()
     };
@@ -593,12 +596,12 @@ fn problem_text(message: &str, detail: &PendingDetail, inv: &Inventory) -> Strin
     }
 }
 
-fn queue_info(engine: &Engine, key: &str, cq: Option<&str>) -> Option<QueueInfo> {
+fn queue_info(engine: &Engine, key: &WorkloadKey, cq: Option<&str>) -> Option<QueueInfo> {
     let cq = cq?;
     let view = engine.cluster_queues().into_iter().find(|v| v.name == cq)?;
     let pos = view.queue.iter().position(|k| k == key)?;
     let me = engine.workload(key)?;
-    let same_lq = |k: &String| {
+    let same_lq = |k: &WorkloadKey| {
         engine
             .workload(k)
             .is_some_and(|w| w.namespace == me.namespace && w.queue_name == me.queue_name)
@@ -611,12 +614,12 @@ fn queue_info(engine: &Engine, key: &str, cq: Option<&str>) -> Option<QueueInfo>
             let mut requests = std::collections::BTreeMap::new();
             for ps in &w.pod_sets {
                 for (r, v) in &ps.per_pod {
-                    *requests.entry(r.clone()).or_insert(0i64) +=
+                    *requests.entry(r.clone()).or_insert(Amount::ZERO) +=
                         v.saturating_mul(i64::from(ps.count));
                 }
             }
             Some(AheadInfo {
-                workload: k.clone(),
+                workload: k.to_string(),
                 priority: w.priority,
                 requests: requests
                     .into_iter()
@@ -626,7 +629,7 @@ fn queue_info(engine: &Engine, key: &str, cq: Option<&str>) -> Option<QueueInfo>
         })
         .collect();
     let blocked_by_strict_fifo_head =
-        (engine.strict_fifo(cq) && pos > 0).then(|| view.queue[0].clone());
+        (engine.strict_fifo(cq) && pos > 0).then(|| view.queue[0].to_string());
     Some(QueueInfo {
         position_in_cluster_queue: pos,
         position_in_local_queue,
@@ -688,7 +691,7 @@ fn evaluation_info(ev: &Evaluation, holding: Option<&str>) -> EvaluationInfo {
                             .iter()
                             .map(|c| {
                                 let r = &c.resource;
-                                let unused = (c.nominal - c.cq_usage).max(0);
+                                let unused = (c.nominal - c.cq_usage).max(Amount::ZERO);
                                 ResourceInfo {
                                     resource: r.clone(),
                                     requested: format_amount(r, c.total()),
@@ -699,7 +702,7 @@ fn evaluation_info(ev: &Evaluation, holding: Option<&str>) -> EvaluationInfo {
                                     unused_nominal: format_amount(r, unused.min(c.available)),
                                     borrowable_from_cohort: format_amount(
                                         r,
-                                        (c.available - unused).max(0),
+                                        (c.available - unused).max(Amount::ZERO),
                                     ),
                                     available: format_amount(r, c.available),
                                     maximum: format_amount(r, c.potential_available),
@@ -755,7 +758,7 @@ fn preemption_info(ev: &Evaluation) -> Option<PreemptionInfo> {
                 .would_preempt
                 .iter()
                 .map(|v| VictimInfo {
-                    workload: v.workload.clone(),
+                    workload: v.workload.to_string(),
                     cluster_queue: v.cluster_queue.clone(),
                     priority: v.priority,
                     reason: v.reason.as_str().to_string(),

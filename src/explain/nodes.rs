@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::manifests::Inventory;
 use crate::scheduler::decision::Assignment;
 use crate::scheduler::model::Workload;
-use crate::scheduler::quantity::{format_amount, parse_amount};
+use crate::scheduler::quantity::{Amount, format_amount, parse_amount};
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
@@ -29,10 +29,10 @@ pub fn check(inv: &Inventory, w: &Workload, assignment: Option<&Assignment>) -> 
     if inv.nodes.is_empty() {
         return Vec::new();
     }
-    let mut per_pod: BTreeMap<String, i64> = BTreeMap::new();
+    let mut per_pod: BTreeMap<String, Amount> = BTreeMap::new();
     for ps in &w.pod_sets {
         for (r, v) in &ps.per_pod {
-            let e = per_pod.entry(r.clone()).or_insert(0);
+            let e = per_pod.entry(r.clone()).or_default();
             *e = (*e).max(*v);
         }
     }
@@ -56,7 +56,7 @@ pub fn check(inv: &Inventory, w: &Workload, assignment: Option<&Assignment>) -> 
             continue;
         };
         let labels = flavor.obj.spec.node_labels.clone();
-        let matching: Vec<BTreeMap<String, i64>> = inv
+        let matching: Vec<BTreeMap<String, Amount>> = inv
             .nodes
             .iter()
             .filter(|n| {
@@ -78,18 +78,18 @@ pub fn check(inv: &Inventory, w: &Workload, assignment: Option<&Assignment>) -> 
                     .collect()
             })
             .collect();
-        let mut largest: BTreeMap<String, i64> = BTreeMap::new();
+        let mut largest: BTreeMap<String, Amount> = BTreeMap::new();
         for n in &matching {
             for r in per_pod.keys() {
-                let v = n.get(r).copied().unwrap_or(0);
-                let e = largest.entry(r.clone()).or_insert(0);
+                let v = n.get(r).copied().unwrap_or_default();
+                let e = largest.entry(r.clone()).or_default();
                 *e = (*e).max(v);
             }
         }
         let one_pod_fits = matching.iter().any(|n| {
             per_pod
                 .iter()
-                .all(|(r, v)| *v <= n.get(r).copied().unwrap_or(0))
+                .all(|(r, v)| *v <= n.get(r).copied().unwrap_or_default())
         });
         out.push(NodeCheck {
             flavor: f,

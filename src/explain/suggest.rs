@@ -9,6 +9,7 @@ use serde::Serialize;
 use crate::manifests::{ConvertOptions, Inventory};
 use crate::scheduler::Engine;
 use crate::scheduler::decision::{FlavorOutcome, PendingDetail};
+use crate::scheduler::key::WorkloadKey;
 use crate::scheduler::quantity::{Amount, format_amount};
 use crate::scheduler::whatif::Evaluation;
 use crate::simulate::{Edit, Simulation, remove};
@@ -32,7 +33,7 @@ const MAX_PROBES: usize = 40;
 
 struct Checker<'a> {
     inv: &'a Inventory,
-    key: &'a str,
+    key: &'a WorkloadKey,
     opts: &'a ConvertOptions,
     probes: usize,
 }
@@ -78,7 +79,7 @@ fn args(sets: &[String], removes: &[String]) -> Vec<String> {
 pub fn next_steps(
     inv: &Inventory,
     engine: &Engine,
-    key: &str,
+    key: &WorkloadKey,
     ev: &Evaluation,
     problems: &[String],
     opts: &ConvertOptions,
@@ -97,7 +98,7 @@ pub fn next_steps(
     if !problems.is_empty() || engine.blocked_reason(key).is_some() {
         let detail = engine
             .blocked_reason(key)
-            .map(|(_, _, d)| d)
+            .map(|b| b.detail)
             .unwrap_or_else(|| ev.detail.clone());
         if let Some(step) = fix_problem(&mut checker, &detail, &ns, &name, inv) {
             steps.push(step);
@@ -229,7 +230,7 @@ fn fix_problem(
 fn quota_raises(
     checker: &mut Checker,
     engine: &Engine,
-    key: &str,
+    key: &WorkloadKey,
     ev: &Evaluation,
     cq: &str,
 ) -> Vec<NextStep> {
@@ -249,7 +250,9 @@ fn quota_raises(
             }
             let e = per_flavor.entry(at.flavor.clone()).or_default();
             for c in checks.iter().filter(|c| c.short_by() > 0) {
-                let x = e.entry(c.resource.clone()).or_insert((c.nominal, 0));
+                let x = e
+                    .entry(c.resource.clone())
+                    .or_insert((c.nominal, Amount::ZERO));
                 x.1 = x.1.max(c.short_by());
             }
         }
@@ -266,11 +269,11 @@ fn quota_raises(
         .iter()
         .filter(|v| v.name == cq || (cohort.is_some() && v.cohort == cohort))
     {
-        for k in v.queue.iter().filter(|k| k.as_str() != key) {
+        for k in v.queue.iter().filter(|k| *k != key) {
             if let Some(w) = engine.workload(k) {
                 for ps in &w.pod_sets {
                     for (r, amount) in &ps.per_pod {
-                        *ahead.entry(r.clone()).or_insert(0) +=
+                        *ahead.entry(r.clone()).or_default() +=
                             amount.saturating_mul(i64::from(ps.count));
                     }
                 }
@@ -287,20 +290,26 @@ fn quota_raises(
         let mut nominals: BTreeMap<String, Amount> = nominal_of.clone();
         let mut raise: BTreeMap<String, Amount> =
             short.iter().map(|(r, (_, by))| (r.clone(), *by)).collect();
-        let edit = |raise: &BTreeMap<String, Amount>,
-                    nominals: &BTreeMap<String, Amount>|
-         -> String {
-            let parts: Vec<String> = raise
-                .iter()
-                .map(|(r, by)| {
-                    format!(
-                        "{r}={}",
-                        format_amount(r, nominals.get(r).copied().unwrap_or(0).saturating_add(*by))
-                    )
-                })
-                .collect();
-            format!("cq/{cq}.nominalQuota={flavor}:{}", parts.join(";"))
-        };
+        let edit =
+            |raise: &BTreeMap<String, Amount>, nominals: &BTreeMap<String, Amount>| -> String {
+                let parts: Vec<String> = raise
+                    .iter()
+                    .map(|(r, by)| {
+                        format!(
+                            "{r}={}",
+                            format_amount(
+                                r,
+                                nominals
+                                    .get(r)
+                                    .copied()
+                                    .unwrap_or_default()
+                                    .saturating_add(*by)
+                            )
+                        )
+                    })
+                    .collect();
+                format!("cq/{cq}.nominalQuota={flavor}:{}", parts.join(";"))
+            };
         // Raise by the shortfall; when others take the new room first, or another resource
         // becomes the limit, add what the simulation says is still missing, a few rounds.
         let mut chosen = None;
@@ -323,10 +332,10 @@ fn quota_raises(
                         continue;
                     };
                     for c in checks.iter().filter(|c| c.short_by() > 0) {
-                        nominals
-                            .entry(c.resource.clone())
-                            .or_insert(c.nominal - raise.get(&c.resource).copied().unwrap_or(0));
-                        *raise.entry(c.resource.clone()).or_insert(0) += c.short_by();
+                        nominals.entry(c.resource.clone()).or_insert(
+                            c.nominal - raise.get(&c.resource).copied().unwrap_or_default(),
+                        );
+                        *raise.entry(c.resource.clone()).or_default() += c.short_by();
                         grew = true;
                     }
                 }
@@ -350,7 +359,7 @@ fn quota_raises(
         // Trim each resource's raise to the least that still admits it.
         let resources: Vec<String> = raise.keys().cloned().collect();
         for r in resources {
-            let (mut lo, mut hi) = (0, raise[&r]);
+            let (mut lo, mut hi) = (Amount::ZERO, raise[&r]);
             for _ in 0..4 {
                 if hi - lo <= 1 {
                     break;
@@ -376,11 +385,11 @@ fn quota_raises(
         let changes: Vec<String> = raise
             .iter()
             .map(|(r, by)| {
-                let from = nominals.get(r).copied().unwrap_or(0);
+                let from = nominals.get(r).copied().unwrap_or_default();
                 format!(
                     "{r} from {} to {} (+{})",
                     format_amount(r, from),
-                    format_amount(r, from + by),
+                    format_amount(r, from + *by),
                     format_amount(r, *by)
                 )
             })
@@ -435,7 +444,7 @@ fn other_local_queues(
 fn wait_for(
     checker: &mut Checker,
     engine: &Engine,
-    key: &str,
+    key: &WorkloadKey,
     ev: &Evaluation,
     cq: &str,
 ) -> Vec<NextStep> {
@@ -464,29 +473,29 @@ fn wait_for(
         .map(|v| v.name.as_str())
         .collect();
     // Running workloads on the flavors it could use, biggest users of its resources first.
-    let mut running: Vec<(i64, String)> = engine
+    let mut running: Vec<(Amount, String)> = engine
         .workloads()
-        .filter(|w| w.key() != key)
+        .filter(|w| w.key() != *key)
         .filter_map(|w| {
             let holding = engine.holding_queue(&w.key())?;
             if !in_scope.contains(&holding) {
                 return None;
             }
             let adm = w.admission.as_ref()?;
-            let used: i64 = adm
+            let used: Amount = adm
                 .pod_sets
                 .iter()
                 .flat_map(|ps| {
-                    ps.flavors
-                        .iter()
-                        .map(move |(r, f)| (r, f, ps.resource_usage.get(r).copied().unwrap_or(0)))
+                    ps.flavors.iter().map(move |(r, f)| {
+                        (r, f, ps.resource_usage.get(r).copied().unwrap_or_default())
+                    })
                 })
                 .filter(|(r, f, _)| {
                     flavors.contains(&f.as_str()) && (requested.is_empty() || requested.contains(r))
                 })
                 .map(|(_, _, v)| v)
                 .sum();
-            (used > 0).then(|| (used, w.key()))
+            (used > 0).then(|| (used, w.key().to_string()))
         })
         .collect();
     running.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));

@@ -31,7 +31,7 @@ use crate::scheduler::model::{
     FlavorFungibility, FlavorQuotas, Millis, MissingSelector, QuotaCheckStrategy, ResourceGroup,
     ResourceQuota,
 };
-use crate::scheduler::quantity::{parse_amount, parse_f64};
+use crate::scheduler::quantity::{Amount, parse_amount, parse_f64};
 
 /// How to read what the objects leave open.
 #[derive(Debug, Clone)]
@@ -101,7 +101,7 @@ impl Ctx<'_> {
             .field(field)
     }
 
-    fn amount(&self, field: &str, resource: &str, q: &str) -> Result<i64, InputError> {
+    fn amount(&self, field: &str, resource: &str, q: &str) -> Result<Amount, InputError> {
         parse_amount(resource, q).map_err(|e| self.err(field, e.to_string()))
     }
 }
@@ -171,7 +171,7 @@ fn resource_groups(
                 let limit =
                     |field: &str,
                      q: &Option<k8s_openapi::apimachinery::pkg::api::resource::Quantity>|
-                     -> Result<Option<i64>, InputError> {
+                     -> Result<Option<Amount>, InputError> {
                         let Some(q) = q else { return Ok(None) };
                         let path = format!("{rpath}.{field}");
                         if !has_parent {
@@ -776,7 +776,7 @@ pub fn convert(inv: &Inventory, opts: &ConvertOptions) -> Result<Converted, Inpu
         }
         out.state.namespaces.entry(w.namespace.clone()).or_default();
         out.workloads.push(WorkloadEntry {
-            key: w.key(),
+            key: w.key().to_string(),
             object: obj,
             origin,
             job,

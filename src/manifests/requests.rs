@@ -25,7 +25,7 @@ use k8s_openapi::api::core::v1::{Container, LimitRange, PodSpec, ResourceRequire
 use k8s_openapi::api::node::v1::RuntimeClass;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
-use crate::scheduler::quantity::{Amount, QuantityError, parse_amount, sat_add};
+use crate::scheduler::quantity::{Amount, QuantityError, parse_amount};
 
 type ResourceList = BTreeMap<String, Quantity>;
 
@@ -129,7 +129,7 @@ pub fn pod_requests(
     problems.extend(above_limits(&adjusted, field)?);
     let mut per_pod = aggregate(&adjusted, field)?;
     for v in per_pod.values_mut() {
-        *v = (*v).max(0);
+        *v = (*v).max(Amount::ZERO);
     }
     Ok(PodRequests { per_pod, problems })
 }
@@ -270,14 +270,13 @@ fn above_limits(spec: &PodSpec, field: &str) -> Result<Vec<String>, PodFieldErro
 
 fn add_into(a: &mut BTreeMap<String, Amount>, b: &BTreeMap<String, Amount>) {
     for (k, v) in b {
-        let e = a.entry(k.clone()).or_insert(0);
-        *e = sat_add(*e, *v);
+        *a.entry(k.clone()).or_default() += *v;
     }
 }
 
 fn max_into(a: &mut BTreeMap<String, Amount>, b: &BTreeMap<String, Amount>) {
     for (k, v) in b {
-        let e = a.entry(k.clone()).or_insert(0);
+        let e = a.entry(k.clone()).or_default();
         *e = (*e).max(*v);
     }
 }

@@ -5,9 +5,9 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use crate::scheduler::Engine;
-use crate::scheduler::decision::{Decision, PendingDetail};
-use crate::scheduler::quantity::format_amount;
+use crate::scheduler::decision::{Blocked, Decision, PendingDetail};
+use crate::scheduler::quantity::{Amount, format_amount};
+use crate::scheduler::{Engine, WorkloadKey};
 use crate::simulate::Simulation;
 use crate::simulate::result::History;
 
@@ -31,10 +31,10 @@ fn ends(sim: &Simulation) -> BTreeMap<String, End> {
                 End::Finished
             } else if let Some(cq) = sim.after.holding_queue(&key) {
                 End::Admitted(cq.to_string())
-            } else if let Some((r, _, _)) = sim.after.blocked_reason(&key) {
-                End::Pending(r.as_str().to_string())
+            } else if let Some(b) = sim.after.blocked_reason(&key) {
+                End::Pending(b.reason.as_str().to_string())
             } else {
-                match last.get(key.as_str()) {
+                match last.get(&key) {
                     Some(Decision::Pending { reason, .. }) => {
                         End::Pending(reason.as_str().to_string())
                     }
@@ -44,27 +44,38 @@ fn ends(sim: &Simulation) -> BTreeMap<String, End> {
                     _ => End::Pending("PendingEvaluation".into()),
                 }
             };
-            (key, end)
+            (key.to_string(), end)
         })
         .collect()
 }
 
+/// The engine's key for a `namespace/name` text, as this module's maps hold them (a text
+/// that is no key finds nothing).
+fn id(key: &str) -> WorkloadKey {
+    WorkloadKey::parse(key).unwrap_or_default()
+}
+
 fn pending_message(sim: &Simulation, key: &str) -> (String, String) {
-    if let Some((r, m, d)) = sim.after.blocked_reason(key) {
+    if let Some(Blocked {
+        reason: r,
+        message: m,
+        detail: d,
+    }) = sim.after.blocked_reason(&id(key))
+    {
         let m = match d {
             PendingDetail::ClusterQueueInactive { why, .. } => format!("{m}: {}", why.message()),
             _ => m,
         };
         return (r.as_str().to_string(), m);
     }
-    match sim.report.last_decisions().get(key) {
+    match sim.report.last_decisions().get(&id(key)) {
         // Parked along with an equivalent workload: say why that one waits.
         Some(Decision::Pending {
             reason,
             detail: PendingDetail::SameAsEquivalent { workload },
             ..
         }) => {
-            let (_, why) = pending_message(sim, workload);
+            let (_, why) = pending_message(sim, &workload.to_string());
             (
                 reason.as_str().to_string(),
                 format!("like its equivalent {workload}: {why}"),
@@ -84,13 +95,13 @@ fn pending_message(sim: &Simulation, key: &str) -> (String, String) {
 }
 
 fn flavors_of(engine: &Engine, key: &str) -> String {
-    let Some(adm) = engine.workload(key).and_then(|w| w.admission.as_ref()) else {
+    let Some(adm) = engine.workload(&id(key)).and_then(|w| w.admission.as_ref()) else {
         return String::new();
     };
     let mut parts: Vec<String> = Vec::new();
     for ps in &adm.pod_sets {
         for (r, f) in &ps.flavors {
-            let v = ps.resource_usage.get(r).copied().unwrap_or(0);
+            let v = ps.resource_usage.get(r).copied().unwrap_or_default();
             let item = format!("{r}={} on {f}", format_amount(r, v));
             if !parts.contains(&item) {
                 parts.push(item);
@@ -102,7 +113,7 @@ fn flavors_of(engine: &Engine, key: &str) -> String {
 
 fn lq_of(engine: &Engine, key: &str) -> String {
     engine
-        .workload(key)
+        .workload(&id(key))
         .map(|w| w.queue_name.clone())
         .unwrap_or_default()
 }
@@ -164,7 +175,7 @@ pub fn render(
     }
     headers.extend(["BEFORE", "AFTER", "", "BORROWED"]);
     let mut t = table(&headers, no_headers, color);
-    let before: BTreeMap<(String, String, String), i64> = sim
+    let before: BTreeMap<(String, String, String), Amount> = sim
         .before
         .cluster_queues()
         .into_iter()
@@ -180,16 +191,16 @@ pub fn render(
             let b = before
                 .get(&(cq.name.clone(), u.flavor.clone(), u.resource.clone()))
                 .copied()
-                .unwrap_or(0);
+                .unwrap_or_default();
             if !wide && b == 0 && u.reserved == 0 {
                 hidden += 1;
                 continue;
             }
             let r = &u.resource;
             let cap = u.nominal.saturating_add(if cq.cohort.is_some() {
-                u.borrowing_limit.unwrap_or(0)
+                u.borrowing_limit.unwrap_or_default()
             } else {
-                0
+                Amount::ZERO
             });
             let mut row = vec![
                 paint.plain(&cq.name),
@@ -214,7 +225,7 @@ pub fn render(
             } else {
                 paint.plain(after)
             });
-            row.push(paint.plain(bar(u.reserved, cap.max(u.reserved), 10)));
+            row.push(paint.plain(bar(u.reserved.get(), cap.max(u.reserved).get(), 10)));
             row.push(if u.borrowed > 0 {
                 paint.warn(format_amount(r, u.borrowed))
             } else {
@@ -254,8 +265,8 @@ pub fn render(
             color,
         );
         for key in &admitted_now {
-            let cq = sim.after.holding_queue(key).unwrap_or("");
-            let prio = sim.after.workload(key).map_or(0, |w| w.priority);
+            let cq = sim.after.holding_queue(&id(key)).unwrap_or("");
+            let prio = sim.after.workload(&id(key)).map_or(0, |w| w.priority);
             t.add_row(vec![
                 paint.good(key),
                 paint.plain(lq_of(&sim.after, key)),
@@ -287,7 +298,7 @@ pub fn render(
             color,
         );
         for (key, (by, reason, _)) in &history.preempted {
-            let w = sim.after.workload(key);
+            let w = sim.after.workload(&id(key));
             let now = match end.get(key) {
                 Some(End::Admitted(cq)) => format!("admitted again in {cq}"),
                 Some(End::Pending(r)) => format!("pending ({r})"),
@@ -320,7 +331,7 @@ pub fn render(
         );
         for key in &pending {
             let (reason, message) = pending_message(sim, key);
-            let prio = sim.after.workload(key).map_or(0, |w| w.priority);
+            let prio = sim.after.workload(&id(key)).map_or(0, |w| w.priority);
             t.add_row(vec![
                 paint.warn(key),
                 paint.plain(lq_of(&sim.after, key)),

@@ -1,7 +1,8 @@
 //! What a scheduling cycle decided, as data: admissions, preemptions and pending workloads,
-//! each with the numbers behind it. Wording lives in `super::message` (upstream's exact
+//! each with the numbers behind it. Wording lives in [`super::message`] (upstream's exact
 //! condition messages) and in the CLI's output layer (explanations for people).
 
+use super::key::WorkloadKey;
 use super::labels::Taint;
 use super::quantity::Amount;
 
@@ -81,16 +82,10 @@ impl PreemptionReason {
         }
     }
 
-    /// The phrase upstream puts into the eviction message.
+    /// The phrase upstream puts into the eviction message
+    /// ([`super::message::preemption_phrase`]).
     pub fn human(self) -> &'static str {
-        match self {
-            PreemptionReason::InClusterQueue => "prioritization in the ClusterQueue",
-            PreemptionReason::InCohortReclamation => "reclamation within the cohort",
-            PreemptionReason::InCohortFairSharing => "Fair Sharing within the cohort",
-            PreemptionReason::InCohortReclaimWhileBorrowing => {
-                "reclamation within the cohort while borrowing"
-            }
-        }
+        super::message::preemption_phrase(self)
     }
 
     pub fn parse(s: &str) -> Option<Self> {
@@ -138,34 +133,49 @@ pub struct ResourceCheck {
     pub previously_assigned: Amount,
     /// This podSet's request.
     pub requested: Amount,
+    /// Unused quota the ClusterQueue can reach without preempting, borrowing included.
     pub available: Amount,
+    /// The most it could ever get, with every workload gone; a larger total is
+    /// `ExceedsMaxQuota`.
     pub potential_available: Amount,
+    /// The ClusterQueue's own quota for this flavor and resource.
     pub nominal: Amount,
     pub borrowing_limit: Option<Amount>,
     pub lending_limit: Option<Amount>,
+    /// What the ClusterQueue's workloads use of it now.
     pub cq_usage: Amount,
+    /// How the total fits: in unused quota, by preempting, or not at all.
     pub mode: FitMode,
+    /// Upstream's borrowing level: 0 within nominal quota, else the height of the lowest
+    /// cohort subtree whose quota holds the rest.
     pub borrow_level: u32,
     /// Set when the resource did not fit in unused quota.
     pub preemption_gate: Option<PreemptionGate>,
 }
 
 impl ResourceCheck {
+    /// What the workload asks of this flavor and resource: earlier podSets' and this one's.
     pub fn total(&self) -> Amount {
-        self.previously_assigned.saturating_add(self.requested)
+        self.previously_assigned + self.requested
     }
 
+    /// How much unused quota the total lacks (zero when it fits).
     pub fn short_by(&self) -> Amount {
-        (self.total() - self.available).max(0)
+        (self.total() - self.available).max(Amount::ZERO)
     }
 }
 
 /// Why one flavor was or was not chosen for a podSet's resource group.
 #[derive(Debug, Clone, PartialEq)]
 pub enum FlavorOutcome {
+    /// No ResourceFlavor of that name exists.
     NotFound,
+    /// The flavor has a taint the podSet does not tolerate.
     UntoleratedTaint(Taint),
+    /// The podSet's node selector or required node affinity excludes the flavor's labels.
     AffinityMismatch,
+    /// Checked against quota: the worst mode and borrowing level over the group's resources,
+    /// and each resource's check.
     Quota {
         mode: FitMode,
         borrow_level: u32,
@@ -173,6 +183,7 @@ pub enum FlavorOutcome {
     },
 }
 
+/// One flavor tried for a podSet's resource group, and what came of it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FlavorAttempt {
     pub flavor: String,
@@ -196,6 +207,7 @@ pub struct PodSetAssignment {
     pub uncovered: Vec<String>,
 }
 
+/// A workload's flavor assignment as decisions report it (names, not ids).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Assignment {
     pub pod_sets: Vec<PodSetAssignment>,
@@ -205,12 +217,14 @@ pub struct Assignment {
     pub borrowing: u32,
     /// (flavor, resource, amount) the admission would use, sorted.
     pub usage: Vec<(String, String, Amount)>,
+    /// The pending reason when some podSet fits nowhere (`ExceedsMaxQuota`...).
     pub no_fit_reason: Option<PendingReason>,
 }
 
+/// A workload chosen for preemption.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Target {
-    pub workload: String,
+    pub workload: WorkloadKey,
     pub cluster_queue: String,
     pub reason: PreemptionReason,
     pub priority: i32,
@@ -218,6 +232,7 @@ pub struct Target {
     pub message: String,
 }
 
+/// What a cycle decided for one workload.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Decision {
     /// Quota reserved: `status.admission` and `QuotaReserved=True`.
@@ -243,6 +258,25 @@ pub enum Decision {
     },
 }
 
+/// Why a pending workload is in no queue at all (no LocalQueue, an inactive ClusterQueue,
+/// deactivated...): the `QuotaReserved=False` reason and message it carries meanwhile.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Blocked {
+    pub reason: PendingReason,
+    pub message: String,
+    pub detail: PendingDetail,
+}
+
+impl Blocked {
+    pub fn new(reason: PendingReason, message: impl Into<String>, detail: PendingDetail) -> Self {
+        Self {
+            reason,
+            message: message.into(),
+            detail,
+        }
+    }
+}
+
 /// Extra structured context for a pending outcome.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub enum PendingDetail {
@@ -257,7 +291,7 @@ pub enum PendingDetail {
     /// Parked without evaluation: an equivalent workload (same priority and podSets) just
     /// failed with this reason.
     SameAsEquivalent {
-        workload: String,
+        workload: WorkloadKey,
     },
     NoLocalQueue {
         local_queue: String,
@@ -311,39 +345,16 @@ impl InactiveReason {
         }
     }
 
+    /// The `Active=False` message ([`super::message::cluster_queue_not_active`]).
     pub fn message(&self) -> String {
-        match self {
-            // Upstream's whole message, with its semicolon.
-            InactiveReason::Terminating => {
-                "Can't admit new workloads; clusterQueue is terminating".to_string()
-            }
-            InactiveReason::InvalidSpec(problem) => {
-                format!("Can't admit new workloads: {problem}.")
-            }
-            InactiveReason::Stopped => "Can't admit new workloads: is stopped.".to_string(),
-            InactiveReason::FlavorNotFound(f) => {
-                format!(
-                    "Can't admit new workloads: references missing ResourceFlavor(s): {}.",
-                    f.join(",")
-                )
-            }
-            InactiveReason::CohortCycle(c) => {
-                format!("Can't admit new workloads: cohort {c} is part of a cycle.")
-            }
-            InactiveReason::Unsupported(f) => {
-                format!(
-                    "Can't admit new workloads: uses features kubectl-kueue does not support: {}.",
-                    f.join(", ")
-                )
-            }
-        }
+        super::message::cluster_queue_not_active(self)
     }
 }
 
 /// One decision about one workload.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WorkloadDecision {
-    pub workload: String,
+    pub workload: WorkloadKey,
     pub decision: Decision,
 }
 

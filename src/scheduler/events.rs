@@ -3,9 +3,10 @@
 //! invariants and retries parked workloads where capacity may have freed, as upstream does
 //! (the whole cohort tree of the ClusterQueue concerned).
 
+use super::id::{CqId, WlId};
+use super::key::WorkloadKey;
 use super::model::{ClusterState, Workload};
-use super::queue::WlId;
-use super::state::{CqId, Engine, namespace_matches};
+use super::state::{Engine, namespace_matches};
 
 impl Engine {
     /// Adds or replaces a workload. A replaced workload that held quota gives it back first.
@@ -22,7 +23,7 @@ impl Engine {
     }
 
     /// Removes a workload (deleted, or finished). Returns whether it existed.
-    pub fn remove_workload(&mut self, key: &str) -> bool {
+    pub fn remove_workload(&mut self, key: &WorkloadKey) -> bool {
         let Some(id) = self.wl_ids.remove(key) else {
             return false;
         };
@@ -35,7 +36,7 @@ impl Engine {
     }
 
     /// The workload finished: it gives back its quota and is never queued again.
-    pub fn finish_workload(&mut self, key: &str) -> bool {
+    pub fn finish_workload(&mut self, key: &WorkloadKey) -> bool {
         let Some(&id) = self.wl_ids.get(key) else {
             return false;
         };
@@ -51,7 +52,7 @@ impl Engine {
 
     /// An evicted workload's pods are gone: its quota is released, its admission cleared,
     /// and it queues again right away (preemption has no backoff), keeping its place.
-    pub fn release(&mut self, key: &str) -> bool {
+    pub fn release(&mut self, key: &WorkloadKey) -> bool {
         let Some(&id) = self.wl_ids.get(key) else {
             return false;
         };
@@ -79,7 +80,7 @@ impl Engine {
     pub fn set_cluster_config(&mut self, mut state: ClusterState) {
         state.workloads = self.workloads().cloned().collect();
         let cycle = self.cycle;
-        let last: Vec<(String, Option<super::state::LastState>, bool)> = self
+        let last: Vec<(WorkloadKey, Option<super::state::LastState>, bool)> = self
             .wls
             .iter()
             .flatten()
@@ -129,7 +130,7 @@ impl Engine {
     fn retry_parked(&mut self, only_stale: bool) -> usize {
         let mut moved = 0;
         let epoch = self.epoch;
-        for c in 0..self.cqs.len() {
+        for c in self.cqs.ids() {
             let Engine {
                 wls,
                 cqs,

@@ -9,14 +9,14 @@ use super::decision::{
     Assignment, FitMode, FlavorAttempt, FlavorOutcome, PendingReason, PodSetAssignment,
     PreemptionGate, ResourceCheck,
 };
-use super::index::{FlavorId, ResId};
+use super::id::{CqId, FlavorId, FrId, ResId, WlId};
 use super::labels::{Toleration, first_untolerated, pod_matches_flavor_labels};
+use super::message;
 use super::model::{FungibilityPreference, QuotaCheckStrategy, WhenCanBorrow, WhenCanPreempt};
 use super::preemption;
-use super::quantity::{Amount, format_amount, sat_add, sat_mul};
-use super::queue::WlId;
-use super::state::{CqId, LastState};
-use super::tree::{Fr, Tree};
+use super::quantity::Amount;
+use super::state::{FlavorScan, LastState};
+use super::tree::Tree;
 use super::view::View;
 
 #[derive(Debug, Clone, Copy)]
@@ -25,7 +25,8 @@ pub(crate) struct FlavorChoice {
     pub flavor: FlavorId,
     pub mode: FitMode,
     pub borrow: u32,
-    pub tried: i32,
+    /// Where the scan stopped (see [`FlavorScan::last_tried`]).
+    pub last_tried: Option<u32>,
 }
 
 #[derive(Debug, Clone)]
@@ -38,9 +39,35 @@ pub(crate) struct PodSetResult {
     /// Status reasons (rendered); empty means the podSet fits.
     pub reasons: Vec<String>,
     pub attempts: Vec<FlavorAttempt>,
-    /// (resource group, mode, no-fit reason) of each attempt.
-    attempt_meta: Vec<(usize, FitMode, Option<PendingReason>)>,
+    /// What each attempt in `attempts` means for the pending reason.
+    attempt_meta: Vec<AttemptMeta>,
     pub uncovered: Vec<ResId>,
+}
+
+/// One flavor attempt, as far as choosing the pending reason goes.
+#[derive(Debug, Clone, Copy)]
+struct AttemptMeta {
+    /// Index of the resource group in the ClusterQueue.
+    group: usize,
+    mode: FitMode,
+    /// Set when the flavor cannot hold the request.
+    no_fit: Option<PendingReason>,
+}
+
+/// How a flavor can hold a request: the mode, and the borrowing level it would need
+/// (0: within nominal quota).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Fit {
+    pub mode: FitMode,
+    pub borrow: u32,
+}
+
+/// A quota check of one (flavor, resource), with its status message when the request does
+/// not fit in unused quota and its reason when it does not fit at all.
+struct QuotaFit {
+    check: ResourceCheck,
+    message: Option<String>,
+    no_fit: Option<PendingReason>,
 }
 
 impl PodSetResult {
@@ -65,12 +92,12 @@ impl PodSetResult {
             return Some(PendingReason::NoMatchingFlavor);
         }
         let mut per_group: BTreeMap<usize, PendingReason> = BTreeMap::new();
-        for &(g, mode, reason) in &self.attempt_meta {
-            let (FitMode::NoFit, Some(r)) = (mode, reason) else {
+        for meta in &self.attempt_meta {
+            let (FitMode::NoFit, Some(r)) = (meta.mode, meta.no_fit) else {
                 continue;
             };
             per_group
-                .entry(g)
+                .entry(meta.group)
                 .and_modify(|cur| {
                     if r.severity() < cur.severity() {
                         *cur = r;
@@ -97,7 +124,7 @@ fn coarse(m: FitMode) -> FitMode {
 #[derive(Debug, Clone)]
 pub(crate) struct Assigned {
     pub pod_sets: Vec<PodSetResult>,
-    pub usage: Vec<(Fr, Amount)>,
+    pub usage: Vec<(FrId, Amount)>,
     pub borrowing: u32,
     pub last: LastState,
     pub no_fit_reason: Option<PendingReason>,
@@ -120,25 +147,18 @@ impl Assigned {
 
     /// Upstream's `Assignment.Message()`.
     pub fn message(&self) -> String {
-        let mut parts = Vec::new();
-        for ps in &self.pod_sets {
-            if ps.reasons.is_empty() {
-                continue;
-            }
-            let mut reasons = ps.reasons.clone();
-            reasons.sort();
-            parts.push(format!(
-                "couldn't assign flavors to pod set {}: {}",
-                ps.name,
-                reasons.join(", ")
-            ));
-        }
-        parts.join("; ")
+        let parts: Vec<String> = self
+            .pod_sets
+            .iter()
+            .filter(|ps| !ps.reasons.is_empty())
+            .map(|ps| message::pod_set_unassigned(&ps.name, &ps.reasons))
+            .collect();
+        message::assignment(&parts)
     }
 
     /// The (flavor, resource) pairs assigned in preemption mode.
-    pub fn frs_needing_preemption(&self, view: &View) -> Vec<Fr> {
-        let mut frs: Vec<Fr> = self
+    pub fn frs_needing_preemption(&self, view: &View) -> Vec<FrId> {
+        let mut frs: Vec<FrId> = self
             .pod_sets
             .iter()
             .flat_map(|ps| ps.choices.iter())
@@ -177,7 +197,7 @@ impl Assigned {
                             .requests
                             .iter()
                             .find(|(r, _)| *r == c.res)
-                            .map_or(0, |(_, v)| *v);
+                            .map_or(Amount::ZERO, |(_, v)| *v);
                         (names.resources[c.res].clone(), v)
                     })
                     .collect();
@@ -222,46 +242,49 @@ impl Assigned {
 }
 
 /// Which of two flavor results is better (upstream's `isPreferred`).
-fn preferred(a: (FitMode, u32), b: (FitMode, u32), preference: FungibilityPreference) -> bool {
-    if a.0 == FitMode::NoFit {
+fn preferred(a: Fit, b: Fit, preference: FungibilityPreference) -> bool {
+    if a.mode == FitMode::NoFit {
         return false;
     }
-    if b.0 == FitMode::NoFit {
+    if b.mode == FitMode::NoFit {
         return true;
     }
-    let (a_none, b_none) = (a.0 == FitMode::NoCandidates, b.0 == FitMode::NoCandidates);
+    let (a_none, b_none) = (
+        a.mode == FitMode::NoCandidates,
+        b.mode == FitMode::NoCandidates,
+    );
     if a_none != b_none {
         return !a_none;
     }
     match preference {
         FungibilityPreference::BorrowingOverPreemption => {
-            if a.0 != b.0 {
-                a.0 > b.0
+            if a.mode != b.mode {
+                a.mode > b.mode
             } else {
-                a.1 < b.1
+                a.borrow < b.borrow
             }
         }
         FungibilityPreference::PreemptionOverBorrowing => {
-            if a.1 != b.1 {
-                a.1 < b.1
+            if a.borrow != b.borrow {
+                a.borrow < b.borrow
             } else {
-                a.0 > b.0
+                a.mode > b.mode
             }
         }
     }
 }
 
-fn should_try_next(mode: (FitMode, u32), view: &View, cq: CqId) -> bool {
+fn should_try_next(fit: Fit, view: &View, cq: CqId) -> bool {
     let f = &view.cqs[cq].spec.flavor_fungibility;
-    if matches!(mode.0, FitMode::NoFit | FitMode::NoCandidates) {
+    if matches!(fit.mode, FitMode::NoFit | FitMode::NoCandidates) {
         return true;
     }
-    if matches!(mode.0, FitMode::Preempt | FitMode::Reclaim)
+    if matches!(fit.mode, FitMode::Preempt | FitMode::Reclaim)
         && f.when_can_preempt == WhenCanPreempt::TryNextFlavor
     {
         return true;
     }
-    mode.1 > 0 && f.when_can_borrow == WhenCanBorrow::TryNextFlavor
+    fit.borrow > 0 && f.when_can_borrow == WhenCanBorrow::TryNextFlavor
 }
 
 pub(crate) struct Assigner<'v, 'a> {
@@ -290,18 +313,19 @@ impl Assigner<'_, '_> {
             no_fit_reason: None,
             total_pod_sets: st.pod_sets.len(),
         };
-        let mut usage: BTreeMap<Fr, Amount> = BTreeMap::new();
+        let mut usage: BTreeMap<FrId, Amount> = BTreeMap::new();
         for (i, ps) in st.pod_sets.iter().enumerate() {
             let count = counts.map_or(ps.count, |c| c[i]);
             let mut requests: Vec<(ResId, Amount)> = ps
                 .per_pod
                 .iter()
-                .map(|&(r, v)| (r, sat_mul(v, i64::from(count))))
+                .map(|&(r, v)| (r, v * i64::from(count)))
                 .collect();
             if let Some(pods) = cq.covers_pods {
+                let pod_count = Amount::new(i64::from(count));
                 match requests.iter_mut().find(|(r, _)| *r == pods) {
-                    Some(e) => e.1 = i64::from(count),
-                    None => requests.push((pods, i64::from(count))),
+                    Some(e) => e.1 = pod_count,
+                    None => requests.push((pods, pod_count)),
                 }
             }
             requests.sort_by(|a, b| view.names.resources[a.0].cmp(&view.names.resources[b.0]));
@@ -324,10 +348,7 @@ impl Assigner<'_, '_> {
                         continue;
                     }
                     result.uncovered.push(res);
-                    group_reasons = vec![format!(
-                        "resource {} unavailable in ClusterQueue",
-                        view.names.resources[res]
-                    )];
+                    group_reasons = vec![message::resource_not_covered(&view.names.resources[res])];
                     failed = true;
                     break;
                 };
@@ -362,11 +383,13 @@ impl Assigner<'_, '_> {
                         .requests
                         .iter()
                         .find(|(r, _)| *r == c.res)
-                        .map_or(0, |(_, v)| *v);
-                    let e = usage.entry(fr).or_insert(0);
-                    *e = sat_add(*e, v);
+                        .map_or(Amount::ZERO, |(_, v)| *v);
+                    *usage.entry(fr).or_default() += v;
                 }
-                tried.push((c.res, c.tried));
+                tried.push(FlavorScan {
+                    resource: c.res,
+                    last_tried: c.last_tried,
+                });
             }
             out.last.tried.push(tried);
             let ps_failed = result.mode() == FitMode::NoFit;
@@ -397,7 +420,7 @@ impl Assigner<'_, '_> {
         trigger: ResId,
         g: usize,
         requests: &[(ResId, Amount)],
-        assigned: &BTreeMap<Fr, Amount>,
+        assigned: &BTreeMap<FrId, Amount>,
         result: &mut PodSetResult,
     ) -> Result<Vec<String>, Vec<String>> {
         let view = self.view;
@@ -406,33 +429,38 @@ impl Assigner<'_, '_> {
         let preference = cq.spec.flavor_fungibility.preference;
         let mut reasons: Vec<String> = Vec::new();
         let mut best: Option<Vec<FlavorChoice>> = None;
-        let mut best_mode = (FitMode::NoFit, u32::MAX);
+        let mut best_mode = Fit {
+            mode: FitMode::NoFit,
+            borrow: u32::MAX,
+        };
         let start = self.last.map_or(0, |l| l.next_flavor(ps, trigger));
-        let mut attempted: i32 = -1;
+        let mut attempted = 0;
         for idx in start..group.flavors.len() {
-            attempted = idx as i32;
+            attempted = idx;
             let fid = group.flavors[idx];
             let fname = &view.names.flavors[fid];
             if let Some(outcome) = self.static_mismatch(fid, ps) {
                 reasons.push(match &outcome {
-                    FlavorOutcome::NotFound => format!("flavor {fname} not found"),
-                    FlavorOutcome::UntoleratedTaint(t) => {
-                        format!("untolerated taint {t} in flavor {fname}")
-                    }
-                    _ => format!("flavor {fname} doesn't match node affinity"),
+                    FlavorOutcome::NotFound => message::flavor_not_found(fname),
+                    FlavorOutcome::UntoleratedTaint(t) => message::untolerated_taint(t, fname),
+                    _ => message::affinity_mismatch(fname),
                 });
                 result.attempts.push(FlavorAttempt {
                     flavor: fname.clone(),
                     outcome,
                 });
-                result.attempt_meta.push((
-                    g,
-                    FitMode::NoFit,
-                    Some(PendingReason::NoMatchingFlavor),
-                ));
+                result.attempt_meta.push(AttemptMeta {
+                    group: g,
+                    mode: FitMode::NoFit,
+                    no_fit: Some(PendingReason::NoMatchingFlavor),
+                });
                 continue;
             }
-            let mut rep = (FitMode::Fit, 0u32);
+            // The flavor's representative fit: the worst over the group's resources.
+            let mut rep = Fit {
+                mode: FitMode::Fit,
+                borrow: 0,
+            };
             let mut choices = Vec::new();
             let mut checks = Vec::new();
             let mut flavor_reason: Option<PendingReason> = None;
@@ -443,50 +471,58 @@ impl Assigner<'_, '_> {
                     .position(|&r| r == res)
                     .expect("covered resource");
                 let fr = group.frs[idx][ci];
-                let check =
-                    self.fits_quota(tree, fr, res, assigned.get(&fr).copied().unwrap_or(0), val);
-                let mode = (check.0.mode, check.0.borrow_level);
-                if let Some(msg) = check.1 {
+                let quota_fit = self.fits_quota(
+                    tree,
+                    fr,
+                    res,
+                    assigned.get(&fr).copied().unwrap_or_default(),
+                    val,
+                );
+                let fit = Fit {
+                    mode: quota_fit.check.mode,
+                    borrow: quota_fit.check.borrow_level,
+                };
+                if let Some(msg) = quota_fit.message {
                     reasons.push(msg);
                 }
-                if let Some(r) = check.2 {
+                if let Some(r) = quota_fit.no_fit {
                     flavor_reason = Some(match flavor_reason {
                         Some(cur) if cur.severity() >= r.severity() => cur,
                         _ => r,
                     });
                 }
-                if preferred(rep, mode, preference) {
-                    rep = mode;
+                if preferred(rep, fit, preference) {
+                    rep = fit;
                 }
-                checks.push(check.0);
-                if rep.0 == FitMode::NoFit {
+                checks.push(quota_fit.check);
+                if rep.mode == FitMode::NoFit {
                     continue;
                 }
                 choices.push(FlavorChoice {
                     res,
                     flavor: fid,
-                    mode: mode.0,
-                    borrow: mode.1,
-                    tried: 0,
+                    mode: fit.mode,
+                    borrow: fit.borrow,
+                    last_tried: None,
                 });
             }
             result.attempts.push(FlavorAttempt {
                 flavor: fname.clone(),
                 outcome: FlavorOutcome::Quota {
-                    mode: rep.0,
-                    borrow_level: rep.1,
+                    mode: rep.mode,
+                    borrow_level: rep.borrow,
                     checks,
                 },
             });
-            result.attempt_meta.push((
-                g,
-                rep.0,
-                if rep.0 == FitMode::NoFit {
+            result.attempt_meta.push(AttemptMeta {
+                group: g,
+                mode: rep.mode,
+                no_fit: if rep.mode == FitMode::NoFit {
                     flavor_reason
                 } else {
                     None
                 },
-            ));
+            });
             if !should_try_next(rep, view, self.cq) {
                 best = Some(choices);
                 best_mode = rep;
@@ -500,12 +536,13 @@ impl Assigner<'_, '_> {
         let Some(mut best) = best else {
             return Err(reasons);
         };
-        let last_idx = group.flavors.len() as i32 - 1;
+        // A choice exists, so the loop ran and `attempted` is the last flavor it tried.
+        let last_tried = (attempted + 1 < group.flavors.len()).then_some(attempted as u32);
         for c in &mut best {
-            c.tried = if attempted == last_idx { -1 } else { attempted };
+            c.last_tried = last_tried;
         }
         result.choices.extend(best);
-        if best_mode.0 == FitMode::Fit {
+        if best_mode.mode == FitMode::Fit {
             Ok(Vec::new())
         } else {
             Ok(reasons)
@@ -542,18 +579,18 @@ impl Assigner<'_, '_> {
     fn fits_quota(
         &self,
         tree: &mut Tree,
-        fr: Fr,
+        fr: FrId,
         res: ResId,
         previously: Amount,
         request: Amount,
-    ) -> (ResourceCheck, Option<String>, Option<PendingReason>) {
+    ) -> QuotaFit {
         let view = self.view;
         let cq = &view.cqs[self.cq];
         let node = cq.node;
         let quota = tree.nodes[node].quota[fr];
         let available = tree.available(node, fr);
         let potential = tree.potential_available(node, fr);
-        let val = sat_add(previously, request);
+        let val = previously + request;
         let resource = view.names.resources[res].clone();
         let flavor = view.names.fr_flavor(fr).to_string();
         let mut check = ResourceCheck {
@@ -571,24 +608,25 @@ impl Assigner<'_, '_> {
             preemption_gate: None,
         };
         if val > potential {
-            let msg = format!(
-                "insufficient quota for {resource} in flavor {flavor}, previously considered podsets requests ({}) + current podset request ({}) > maximum capacity ({})",
-                format_amount(&resource, previously),
-                format_amount(&resource, request),
-                format_amount(&resource, potential),
-            );
-            return (check, Some(msg), Some(PendingReason::ExceedsMaxQuota));
+            let msg =
+                message::exceeds_max_quota(&resource, &flavor, previously, request, potential);
+            return QuotaFit {
+                check,
+                message: Some(msg),
+                no_fit: Some(PendingReason::ExceedsMaxQuota),
+            };
         }
         let (borrow, hierarchical) = tree.lowest_subtree_that_fits(node, fr, val);
         if val <= available {
             check.mode = FitMode::Fit;
             check.borrow_level = borrow;
-            return (check, None, None);
+            return QuotaFit {
+                check,
+                message: None,
+                no_fit: None,
+            };
         }
-        let msg = format!(
-            "insufficient unused quota for {resource} in flavor {flavor}, {} more needed",
-            format_amount(&resource, val - available)
-        );
+        let msg = message::insufficient_unused_quota(&resource, &flavor, val - available);
         let preemption = &cq.spec.preemption;
         let while_borrowing = preemption
             .borrow_within_cohort
@@ -608,11 +646,19 @@ impl Assigner<'_, '_> {
         check.preemption_gate = Some(gate);
         if gate == PreemptionGate::NotAllowed {
             check.borrow_level = borrow;
-            return (check, Some(msg), Some(PendingReason::WaitingForQuota));
+            return QuotaFit {
+                check,
+                message: Some(msg),
+                no_fit: Some(PendingReason::WaitingForQuota),
+            };
         }
-        let (mode, borrow_after) = preemption::simulate(view, tree, self.wl, self.cq, fr, val);
-        check.mode = mode;
-        check.borrow_level = borrow_after;
-        (check, Some(msg), None)
+        let after = preemption::simulate(view, tree, self.wl, self.cq, fr, val);
+        check.mode = after.mode;
+        check.borrow_level = after.borrow;
+        QuotaFit {
+            check,
+            message: Some(msg),
+            no_fit: None,
+        }
     }
 }

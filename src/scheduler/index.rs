@@ -1,22 +1,28 @@
-//! Interning: names of flavors, resources and (flavor, resource) pairs as dense indices, so
-//! the hot paths compare integers and index vectors.
+//! Interning: names of flavors, resources and (flavor, resource) pairs as dense ids, so the
+//! hot paths compare integers and index vectors.
+//!
+//! Invariants: an id, once given, names the same thing for the engine's lifetime (ids are
+//! never reused or renumbered); every `FrId` refers to a flavor and a resource interned here.
 
 use std::collections::BTreeMap;
 
-use super::tree::Fr;
+use super::id::{FlavorId, FrId, IdVec, ResId};
 
-pub type FlavorId = usize;
-pub type ResId = usize;
+/// The flavor and resource of one interned pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlavorResource {
+    pub flavor: FlavorId,
+    pub resource: ResId,
+}
 
 #[derive(Debug, Clone, Default)]
 pub struct Names {
-    pub flavors: Vec<String>,
+    pub flavors: IdVec<FlavorId, String>,
     flavor_ids: BTreeMap<String, FlavorId>,
-    pub resources: Vec<String>,
+    pub resources: IdVec<ResId, String>,
     resource_ids: BTreeMap<String, ResId>,
-    /// Fr -> (flavor, resource)
-    pub frs: Vec<(FlavorId, ResId)>,
-    fr_ids: BTreeMap<(FlavorId, ResId), Fr>,
+    pub frs: IdVec<FrId, FlavorResource>,
+    fr_ids: BTreeMap<(FlavorId, ResId), FrId>,
 }
 
 impl Names {
@@ -24,29 +30,27 @@ impl Names {
         if let Some(&id) = self.flavor_ids.get(name) {
             return id;
         }
-        self.flavors.push(name.to_string());
-        self.flavor_ids
-            .insert(name.to_string(), self.flavors.len() - 1);
-        self.flavors.len() - 1
+        let id = self.flavors.push(name.to_string());
+        self.flavor_ids.insert(name.to_string(), id);
+        id
     }
 
     pub fn resource(&mut self, name: &str) -> ResId {
         if let Some(&id) = self.resource_ids.get(name) {
             return id;
         }
-        self.resources.push(name.to_string());
-        self.resource_ids
-            .insert(name.to_string(), self.resources.len() - 1);
-        self.resources.len() - 1
+        let id = self.resources.push(name.to_string());
+        self.resource_ids.insert(name.to_string(), id);
+        id
     }
 
-    pub fn fr(&mut self, flavor: FlavorId, resource: ResId) -> Fr {
+    pub fn fr(&mut self, flavor: FlavorId, resource: ResId) -> FrId {
         if let Some(&id) = self.fr_ids.get(&(flavor, resource)) {
             return id;
         }
-        self.frs.push((flavor, resource));
-        self.fr_ids.insert((flavor, resource), self.frs.len() - 1);
-        self.frs.len() - 1
+        let id = self.frs.push(FlavorResource { flavor, resource });
+        self.fr_ids.insert((flavor, resource), id);
+        id
     }
 
     pub fn find_flavor(&self, name: &str) -> Option<FlavorId> {
@@ -57,15 +61,15 @@ impl Names {
         self.resource_ids.get(name).copied()
     }
 
-    pub fn find_fr(&self, flavor: FlavorId, resource: ResId) -> Option<Fr> {
+    pub fn find_fr(&self, flavor: FlavorId, resource: ResId) -> Option<FrId> {
         self.fr_ids.get(&(flavor, resource)).copied()
     }
 
-    pub fn fr_flavor(&self, fr: Fr) -> &str {
-        &self.flavors[self.frs[fr].0]
+    pub fn fr_flavor(&self, fr: FrId) -> &str {
+        &self.flavors[self.frs[fr].flavor]
     }
 
-    pub fn fr_resource(&self, fr: Fr) -> &str {
-        &self.resources[self.frs[fr].1]
+    pub fn fr_resource(&self, fr: FrId) -> &str {
+        &self.resources[self.frs[fr].resource]
     }
 }

@@ -1,7 +1,8 @@
 //! Read-only queries over the engine for status tables, explain and simulate output:
 //! quota and usage per ClusterQueue, queue positions, why a workload is blocked.
 
-use super::decision::{PendingDetail, PendingReason};
+use super::decision::Blocked;
+use super::key::WorkloadKey;
 use super::quantity::Amount;
 use super::state::Engine;
 
@@ -33,15 +34,14 @@ pub struct ClusterQueueView {
     pub reserving: usize,
     pub admitted: usize,
     /// Pending workloads in queue order.
-    pub queue: Vec<String>,
+    pub queue: Vec<WorkloadKey>,
 }
 
 impl Engine {
     /// Every ClusterQueue, in name order, with usage and counts.
     pub fn cluster_queues(&self) -> Vec<ClusterQueueView> {
         self.cqs
-            .iter()
-            .enumerate()
+            .iter_enumerated()
             .map(|(id, cq)| {
                 let node = &self.tree.nodes[cq.node];
                 let mut usage = Vec::new();
@@ -70,16 +70,16 @@ impl Engine {
                                 reserved,
                                 admitted,
                                 borrowed: if cq.spec.cohort.is_some() {
-                                    (reserved - q.nominal).max(0)
+                                    (reserved - q.nominal).max(Amount::ZERO)
                                 } else {
-                                    0
+                                    Amount::ZERO
                                 },
                                 available: self.tree.available(cq.node, fr),
                             });
                         }
                     }
                 }
-                let queue: Vec<String> = self.queues[id]
+                let queue: Vec<WorkloadKey> = self.queues[id]
                     .ordered()
                     .iter()
                     .filter_map(|k| self.wls[k.id].as_ref())
@@ -108,7 +108,7 @@ impl Engine {
 
     /// Why a pending workload is not in any queue (missing LocalQueue, inactive
     /// ClusterQueue, deactivated...), or None when it is queued or holds quota.
-    pub fn blocked_reason(&self, key: &str) -> Option<(PendingReason, String, PendingDetail)> {
+    pub fn blocked_reason(&self, key: &WorkloadKey) -> Option<Blocked> {
         let st = self.wls[*self.wl_ids.get(key)?].as_ref()?;
         if st.holding.is_some() || st.w.finished {
             return None;
@@ -117,26 +117,26 @@ impl Engine {
     }
 
     /// Workloads that are pending but not queued, with their reasons, in key order.
-    pub fn blocked(&self) -> Vec<(String, PendingReason, String, PendingDetail)> {
+    pub fn blocked(&self) -> Vec<(WorkloadKey, Blocked)> {
         self.wl_ids
             .keys()
-            .filter_map(|k| self.blocked_reason(k).map(|(r, m, d)| (k.clone(), r, m, d)))
+            .filter_map(|k| self.blocked_reason(k).map(|b| (k.clone(), b)))
             .collect()
     }
 
     /// Is this workload holding quota, and where?
-    pub fn holding_queue(&self, key: &str) -> Option<&str> {
+    pub fn holding_queue(&self, key: &WorkloadKey) -> Option<&str> {
         let st = self.wls[*self.wl_ids.get(key)?].as_ref()?;
         st.holding.as_ref().map(|h| self.cqs[h.cq].name.as_str())
     }
 
     /// The workload as the engine sees it now (with its admission, if any).
-    pub fn workload(&self, key: &str) -> Option<&super::model::Workload> {
+    pub fn workload(&self, key: &WorkloadKey) -> Option<&super::model::Workload> {
         Some(&self.wls[*self.wl_ids.get(key)?].as_ref()?.w)
     }
 
     /// Is the workload marked evicted (victim of a preemption still holding quota)?
-    pub fn is_evicted(&self, key: &str) -> bool {
+    pub fn is_evicted(&self, key: &WorkloadKey) -> bool {
         self.wl_ids
             .get(key)
             .and_then(|&id| self.wls[id].as_ref())
@@ -174,7 +174,7 @@ impl Engine {
         }
         let mut out = Vec::new();
         for cq in &self.cqs {
-            for fr in 0..tree.num_fr {
+            for fr in tree.frs() {
                 if tree.nodes[cq.node].usage[fr] == 0 {
                     continue;
                 }

@@ -26,6 +26,19 @@ impl WorkloadKey {
     }
 }
 
+/// Compares with the `namespace/name` text, as [`WorkloadKey::parse`] reads it.
+impl PartialEq<str> for WorkloadKey {
+    fn eq(&self, text: &str) -> bool {
+        text.split_once('/') == Some((self.namespace.as_str(), self.name.as_str()))
+    }
+}
+
+impl PartialEq<&str> for WorkloadKey {
+    fn eq(&self, text: &&str) -> bool {
+        *self == **text
+    }
+}
+
 impl fmt::Display for WorkloadKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}/{}", self.namespace, self.name)
@@ -46,6 +59,9 @@ mod tests {
         assert_eq!(WorkloadKey::parse("x/"), None);
         // Names cannot hold '/', so the first one splits.
         assert_eq!(WorkloadKey::parse("a/b/c").unwrap().name, "b/c");
+        assert_eq!(k, "team-a/job-x-1");
+        assert_ne!(k, "team-a");
+        assert_ne!(WorkloadKey::new("a", "b/c"), "a/b");
     }
 
     #[test]

@@ -33,6 +33,7 @@ mod tests {
     use std::collections::BTreeMap;
 
     use crate::scheduler::model::*;
+    use crate::scheduler::quantity::Amount;
     use crate::scheduler::state::Engine;
 
     fn state(workloads: usize) -> ClusterState {
@@ -47,7 +48,7 @@ mod tests {
                         name: "f".into(),
                         resources: vec![ResourceQuota {
                             name: "cpu".into(),
-                            nominal: 1000,
+                            nominal: Amount::new(1000),
                             borrowing_limit: None,
                             lending_limit: None,
                         }],
@@ -74,7 +75,7 @@ mod tests {
                 pod_sets: vec![PodSet {
                     name: "main".into(),
                     count: 1,
-                    per_pod: BTreeMap::from([("cpu".into(), 1000)]),
+                    per_pod: BTreeMap::from([("cpu".into(), Amount::new(1000))]),
                     ..Default::default()
                 }],
                 ..Default::default()

@@ -9,21 +9,26 @@
 //!
 //! Module map: [`quantity`] (amounts), [`labels`] (selectors, taints), [`model`] (input),
 //! [`tree`] (quota arithmetic), [`queue`] (pending queues), [`state`] (the engine's
-//! records), [`flavor_assigner`], [`preemption`], [`fair_sharing`], [`cycle`] (one cycle),
-//! [`events`] (changes between cycles), [`decision`] (outcomes), [`inspect`] (read-only
-//! queries for status and explain), [`whatif`] (one workload evaluated without changing
-//! anything).
+//! records), `build` (the engine from a cluster picture), [`flavor_assigner`],
+//! [`preemption`], [`fair_sharing`], [`cycle`] (one cycle), `guard` (what-ifs on the tree),
+//! [`events`] (changes between cycles), [`decision`] (outcomes), [`message`] (upstream's
+//! condition texts), [`inspect`] (read-only queries for status and explain), [`whatif`] (one
+//! workload evaluated without changing anything).
 
+pub(crate) mod build;
 pub mod cycle;
 pub mod decision;
 pub mod events;
 pub mod fair_sharing;
 pub mod flavor_assigner;
+pub(crate) mod guard;
+pub mod id;
 pub mod index;
 pub mod inspect;
 pub mod key;
 pub mod labels;
 pub mod live;
+pub mod message;
 pub mod model;
 pub mod preemption;
 pub mod quantity;
@@ -34,5 +39,6 @@ pub(crate) mod view;
 pub mod whatif;
 
 pub use decision::{CycleOutcome, Decision, PendingReason, PreemptionReason, WorkloadDecision};
+pub use key::WorkloadKey;
 pub use model::ClusterState;
 pub use state::Engine;

@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 
+use super::key::WorkloadKey;
 use super::labels::{LabelSelector, NodeSelectorTerm, Taint, Toleration};
 use super::quantity::Amount;
 
@@ -305,7 +306,7 @@ pub struct Workload {
 }
 
 impl Workload {
-    pub fn key(&self) -> String {
-        format!("{}/{}", self.namespace, self.name)
+    pub fn key(&self) -> WorkloadKey {
+        WorkloadKey::new(&self.namespace, &self.name)
     }
 }

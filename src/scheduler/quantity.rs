@@ -3,34 +3,170 @@
 //!
 //! Invariants: an [`Amount`] is an `i64` in the resource's scheduling unit (milli-units for
 //! `cpu`, base units rounded up for everything else, as upstream's `ResourceValue`), and every
-//! operation saturates at [`UNLIMITED`] instead of wrapping, so summing huge or unlimited
-//! quotas never turns negative.
+//! operator on it (`+ - *`, sums) saturates instead of wrapping, with [`Amount::UNLIMITED`]
+//! absorbing additions, so summing huge or unlimited quotas never turns negative.
 
-/// Quantity in the resource's scheduling unit.
-pub type Amount = i64;
+use std::fmt;
+use std::iter::Sum;
+use std::ops::{Add, AddAssign, Div, Mul, Neg, Sub, SubAssign};
 
-/// The "no limit" sentinel: saturating sums stop here.
-pub const UNLIMITED: Amount = i64::MAX;
+use serde::{Deserialize, Serialize};
 
-pub fn sat_add(a: Amount, b: Amount) -> Amount {
-    if a == UNLIMITED || b == UNLIMITED {
-        return UNLIMITED;
+/// Quantity in the resource's scheduling unit. Serializes as the plain number it is.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Amount(i64);
+
+impl Amount {
+    pub const ZERO: Amount = Amount(0);
+    /// The "no limit" value: saturating sums stop here, and it stays unlimited when
+    /// something is taken away from it.
+    pub const UNLIMITED: Amount = Amount(i64::MAX);
+
+    pub const fn new(units: i64) -> Self {
+        Amount(units)
     }
-    a.saturating_add(b)
+
+    /// The number of units.
+    pub const fn get(self) -> i64 {
+        self.0
+    }
+
+    pub const fn is_unlimited(self) -> bool {
+        self.0 == i64::MAX
+    }
+
+    /// The same as `+` (every operator saturates), for code that reads like `i64`'s.
+    pub fn saturating_add(self, rhs: Amount) -> Amount {
+        self + rhs
+    }
+
+    /// The same as `-`.
+    pub fn saturating_sub(self, rhs: Amount) -> Amount {
+        self - rhs
+    }
+
+    /// The same as `*`.
+    pub fn saturating_mul(self, factor: i64) -> Amount {
+        self * factor
+    }
 }
 
-/// Subtraction where an unlimited left side stays unlimited, as upstream's `Amount.Sub`.
-pub fn sat_sub(a: Amount, b: Amount) -> Amount {
-    match (a == UNLIMITED, b == UNLIMITED) {
-        (true, true) => 0,
-        (true, false) => UNLIMITED,
-        (false, true) => i64::MIN,
-        (false, false) => a.saturating_sub(b),
+/// The "no limit" amount, for callers that name it without the type.
+pub const UNLIMITED: Amount = Amount::UNLIMITED;
+
+impl From<i64> for Amount {
+    fn from(units: i64) -> Self {
+        Amount(units)
     }
 }
 
-pub fn sat_mul(a: Amount, factor: i64) -> Amount {
-    a.saturating_mul(factor)
+impl From<Amount> for i64 {
+    fn from(a: Amount) -> Self {
+        a.0
+    }
+}
+
+impl fmt::Debug for Amount {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+/// The plain number of units (use [`format_amount`] for Kubernetes' quantity form).
+impl fmt::Display for Amount {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl PartialEq<i64> for Amount {
+    fn eq(&self, other: &i64) -> bool {
+        self.0 == *other
+    }
+}
+
+impl PartialOrd<i64> for Amount {
+    fn partial_cmp(&self, other: &i64) -> Option<std::cmp::Ordering> {
+        Some(self.0.cmp(other))
+    }
+}
+
+/// Saturating; anything plus unlimited is unlimited.
+impl Add for Amount {
+    type Output = Amount;
+
+    fn add(self, rhs: Amount) -> Amount {
+        if self.is_unlimited() || rhs.is_unlimited() {
+            return Amount::UNLIMITED;
+        }
+        Amount(self.0.saturating_add(rhs.0))
+    }
+}
+
+/// Saturating, as upstream's `Amount.Sub`: unlimited minus a number stays unlimited, a number
+/// minus unlimited is the lowest amount, and unlimited minus unlimited is zero.
+impl Sub for Amount {
+    type Output = Amount;
+
+    fn sub(self, rhs: Amount) -> Amount {
+        match (self.is_unlimited(), rhs.is_unlimited()) {
+            (true, true) => Amount::ZERO,
+            (true, false) => Amount::UNLIMITED,
+            (false, true) => Amount(i64::MIN),
+            (false, false) => Amount(self.0.saturating_sub(rhs.0)),
+        }
+    }
+}
+
+/// Saturating scale by a count (pods, podSets).
+impl Mul<i64> for Amount {
+    type Output = Amount;
+
+    fn mul(self, factor: i64) -> Amount {
+        Amount(self.0.saturating_mul(factor))
+    }
+}
+
+/// Share per pod; the caller makes sure the count is positive.
+impl Div<i64> for Amount {
+    type Output = Amount;
+
+    fn div(self, count: i64) -> Amount {
+        Amount(self.0.saturating_div(count))
+    }
+}
+
+impl Neg for Amount {
+    type Output = Amount;
+
+    fn neg(self) -> Amount {
+        Amount(self.0.saturating_neg())
+    }
+}
+
+impl AddAssign for Amount {
+    fn add_assign(&mut self, rhs: Amount) {
+        *self = *self + rhs;
+    }
+}
+
+impl SubAssign for Amount {
+    fn sub_assign(&mut self, rhs: Amount) {
+        *self = *self - rhs;
+    }
+}
+
+impl Sum for Amount {
+    fn sum<I: Iterator<Item = Amount>>(iter: I) -> Amount {
+        iter.fold(Amount::ZERO, Add::add)
+    }
+}
+
+impl<'a> Sum<&'a Amount> for Amount {
+    fn sum<I: Iterator<Item = &'a Amount>>(iter: I) -> Amount {
+        iter.copied().sum()
+    }
 }
 
 /// Does this resource count in milli-units?
@@ -191,10 +327,10 @@ pub fn parse_amount(resource: &str, text: &str) -> Result<Amount, QuantityError>
         if milli >= (i64::MAX / 1000) * 1000 {
             UNLIMITED
         } else {
-            milli
+            Amount(milli)
         }
     } else {
-        scaled_ceil(parsed, 0)
+        Amount(scaled_ceil(parsed, 0))
     })
 }
 
@@ -209,15 +345,16 @@ pub fn parse_f64(text: &str) -> Result<f64, QuantityError> {
 /// canonical decimal milli-quantities, memory and storage in canonical binary form,
 /// everything else as a canonical decimal.
 pub fn format_amount(resource: &str, amount: Amount) -> String {
-    if amount == UNLIMITED {
+    if amount.is_unlimited() {
         return "+Inf".to_string();
     }
+    let units = amount.get();
     if is_milli_resource(resource) {
-        format_decimal_milli(amount)
+        format_decimal_milli(units)
     } else if is_binary_resource(resource) {
-        format_binary(amount)
+        format_binary(units)
     } else {
-        format_decimal_milli(amount.saturating_mul(1000))
+        format_decimal_milli(units.saturating_mul(1000))
     }
 }
 
@@ -280,6 +417,10 @@ fn format_binary(value: i64) -> String {
 mod tests {
     use super::*;
 
+    fn a(units: i64) -> Amount {
+        Amount::new(units)
+    }
+
     #[test]
     fn parses_like_kubernetes() {
         assert_eq!(parse_amount("cpu", "500m").unwrap(), 500);
@@ -318,23 +459,39 @@ mod tests {
 
     #[test]
     fn formats_canonically() {
-        assert_eq!(format_amount("cpu", 500), "500m");
-        assert_eq!(format_amount("cpu", 2000), "2");
-        assert_eq!(format_amount("cpu", 1500), "1500m");
-        assert_eq!(format_amount("cpu", 5_000_000), "5k");
-        assert_eq!(format_amount("memory", 128 << 30), "128Gi");
-        assert_eq!(format_amount("memory", 1_000_000_000), "1G");
-        assert_eq!(format_amount("memory", 1536), "1536");
-        assert_eq!(format_amount("nvidia.com/gpu", 5), "5");
-        assert_eq!(format_amount("nvidia.com/gpu", 1000), "1k");
+        assert_eq!(format_amount("cpu", a(500)), "500m");
+        assert_eq!(format_amount("cpu", a(2000)), "2");
+        assert_eq!(format_amount("cpu", a(1500)), "1500m");
+        assert_eq!(format_amount("cpu", a(5_000_000)), "5k");
+        assert_eq!(format_amount("memory", a(128 << 30)), "128Gi");
+        assert_eq!(format_amount("memory", a(1_000_000_000)), "1G");
+        assert_eq!(format_amount("memory", a(1536)), "1536");
+        assert_eq!(format_amount("nvidia.com/gpu", a(5)), "5");
+        assert_eq!(format_amount("nvidia.com/gpu", a(1000)), "1k");
         assert_eq!(format_amount("nvidia.com/gpu", UNLIMITED), "+Inf");
-        assert_eq!(format_amount("cpu", 0), "0");
+        assert_eq!(format_amount("cpu", a(0)), "0");
     }
 
     #[test]
     fn saturates() {
-        assert_eq!(sat_add(UNLIMITED, 5), UNLIMITED);
-        assert_eq!(sat_sub(UNLIMITED, 5), UNLIMITED);
-        assert_eq!(sat_add(i64::MAX - 1, 10), UNLIMITED);
+        assert_eq!(UNLIMITED + a(5), UNLIMITED);
+        assert_eq!(UNLIMITED - a(5), UNLIMITED);
+        assert_eq!(a(i64::MAX - 1) + a(10), UNLIMITED);
+        assert_eq!(a(i64::MIN + 1) - a(10), i64::MIN);
+        assert_eq!(a(5) - UNLIMITED, i64::MIN);
+        assert_eq!(UNLIMITED - UNLIMITED, 0);
+        assert_eq!(a(i64::MAX / 2) * 3, UNLIMITED);
+        assert_eq!(-a(i64::MIN), UNLIMITED);
+        assert_eq!(
+            [a(i64::MAX - 1), a(2), a(-5)].iter().sum::<Amount>(),
+            UNLIMITED
+        );
+    }
+
+    #[test]
+    fn serializes_as_the_number() {
+        assert_eq!(serde_json::to_string(&a(1500)).unwrap(), "1500");
+        assert_eq!(serde_json::from_str::<Amount>("-3").unwrap(), -3);
+        assert_eq!(format!("{:?} {}", a(7), a(7)), "7 7");
     }
 }

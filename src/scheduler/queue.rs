@@ -8,34 +8,57 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::id::WlId;
 use super::model::{Millis, QueueingStrategy};
 
-pub type WlId = usize;
-
-/// Sort key of a pending workload in its ClusterQueue.
+/// Sort key of a pending workload in its ClusterQueue: fields compare in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct QueueKey {
+    /// Minus the priority, so higher priority sorts first.
     pub neg_priority: i64,
+    /// Queue-order time: earlier sorts first.
     pub time: Millis,
+    /// The workload's stable tie-break, between equal times.
     pub tiebreak: u64,
     pub id: WlId,
 }
 
-/// Why a workload goes back to its queue, deciding whether it may be retried at once.
+/// Why a workload goes back to its queue, deciding whether it may be retried at once (see
+/// [`CqQueue::requeue`]): under StrictFIFO every reason but `NamespaceMismatch` goes straight
+/// back to the heap; under BestEffortFIFO only `FailedAfterNomination` and
+/// `PendingPreemption` do, and the others park until capacity frees.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RequeueReason {
+    /// Nothing more specific is known. A cycle never requeues with it: an entry still
+    /// carrying it when the cycle ends was skipped after nomination, and is requeued as
+    /// `FailedAfterNomination`.
     Generic,
+    /// Nominated, then skipped while processing: an earlier entry of the cycle took the
+    /// quota it counted on, or one of its preemption targets. Retried at once, since the next
+    /// cycle may decide differently.
     FailedAfterNomination,
+    /// The workload's namespace does not match the ClusterQueue's `namespaceSelector`. Never
+    /// retried at once, not even under StrictFIFO: nothing but a namespace or selector change
+    /// can help.
     NamespaceMismatch,
+    /// It issued preemptions and waits for its victims to release their quota. Retried at
+    /// once, and under BestEffortFIFO it stays the queue's head (the sticky preemptor).
     PendingPreemption,
+    /// No flavor can hold it, even with preemption. Under BestEffortFIFO it parks, with its
+    /// equivalent workloads.
     NoFit,
+    /// It would fit by preempting, but no workload may be preempted for it. Under
+    /// BestEffortFIFO it parks, with its equivalent workloads.
     PreemptionNoCandidates,
 }
 
+/// One ClusterQueue's pending workloads.
 #[derive(Debug, Clone, Default)]
 pub struct CqQueue {
     pub strategy: QueueingStrategy,
+    /// The workloads that may be popped, in queue order.
     pub heap: BTreeSet<QueueKey>,
+    /// Parked workloads, waiting for capacity to free before they are tried again.
     pub inadmissible: BTreeMap<WlId, QueueKey>,
     /// The workload waiting for its preemptions (sticky head under BestEffortFIFO).
     pub preemptor: Option<QueueKey>,
@@ -157,7 +180,7 @@ impl CqQueue {
                 neg_priority: i64::MIN,
                 time: i64::MIN,
                 tiebreak: 0,
-                id: 0,
+                id: WlId::FIRST,
             };
             while let Some(&e) = self
                 .heap_by_hash
@@ -216,14 +239,19 @@ impl CqQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scheduler::id::Id;
 
-    fn key(id: WlId, priority: i64, time: Millis) -> QueueKey {
+    fn key(id: usize, priority: i64, time: Millis) -> QueueKey {
         QueueKey {
             neg_priority: -priority,
             time,
             tiebreak: id as u64,
-            id,
+            id: WlId::from_index(id),
         }
+    }
+
+    fn ids(keys: impl Iterator<Item = QueueKey>) -> Vec<usize> {
+        keys.map(|k| k.id.index()).collect()
     }
 
     #[test]
@@ -233,7 +261,7 @@ mod tests {
         q.push(key(1, 100, 20), 2);
         q.push(key(2, 0, 5), 3);
         q.push(key(3, 0, 5), 4);
-        let order: Vec<WlId> = std::iter::from_fn(|| q.pop()).map(|k| k.id).collect();
+        let order = ids(std::iter::from_fn(|| q.pop()));
         assert_eq!(
             order,
             vec![1, 2, 3, 0],
@@ -248,14 +276,22 @@ mod tests {
         strict.push(key(1, 0, 2), 2);
         let head = strict.pop().unwrap();
         strict.requeue(head, 1, RequeueReason::NoFit, false, false);
-        assert_eq!(strict.pop().unwrap().id, 0, "the same head comes back");
+        assert_eq!(
+            strict.pop().unwrap().id.index(),
+            0,
+            "the same head comes back"
+        );
 
         let mut best = CqQueue::new(QueueingStrategy::BestEffortFifo);
         best.push(key(0, 0, 1), 1);
         best.push(key(1, 0, 2), 2);
         let head = best.pop().unwrap();
         best.requeue(head, 1, RequeueReason::NoFit, false, false);
-        assert_eq!(best.pop().unwrap().id, 1, "the next workload becomes head");
+        assert_eq!(
+            best.pop().unwrap().id.index(),
+            1,
+            "the next workload becomes head"
+        );
         assert_eq!(best.inadmissible.len(), 1);
     }
 
@@ -276,7 +312,7 @@ mod tests {
         q.push(key(10, 0, 200), 7);
         assert_eq!(q.inadmissible.len(), 6, "a new equivalent parks at once");
         assert_eq!(q.retry_inadmissible(|_| false), 6);
-        assert_eq!(q.pop().unwrap().id, 0);
+        assert_eq!(q.pop().unwrap().id.index(), 0);
     }
 
     #[test]
@@ -287,7 +323,7 @@ mod tests {
         q.requeue(p, 1, RequeueReason::PendingPreemption, false, false);
         q.push(key(1, 500, 1), 2);
         assert_eq!(
-            q.pop().unwrap().id,
+            q.pop().unwrap().id.index(),
             0,
             "the preemptor keeps its place ahead of higher priority"
         );

@@ -1,26 +1,33 @@
 //! A read-only view of the engine for one scheduling step, so flavor assignment and
 //! preemption can read workloads and ClusterQueues while mutating the quota tree.
 
+use super::id::{CqId, FlavorId, FrId, IdVec, NodeId, WlId};
 use super::index::Names;
 use super::model::{Millis, PreemptionPolicy, SchedulerConfig};
-use super::queue::WlId;
-use super::state::{CqId, CqInfo, FlavorInfo, WlState};
-use super::tree::NodeId;
+use super::quantity::Amount;
+use super::state::{CqInfo, FlavorInfo, WlState};
 
 pub(crate) struct View<'a> {
     pub cfg: &'a SchedulerConfig,
     pub names: &'a Names,
-    pub flavors: &'a [Option<FlavorInfo>],
-    pub cqs: &'a [CqInfo],
-    pub wls: &'a [Option<WlState>],
+    pub flavors: &'a IdVec<FlavorId, Option<FlavorInfo>>,
+    pub cqs: &'a IdVec<CqId, CqInfo>,
+    pub wls: &'a IdVec<WlId, Option<WlState>>,
     /// ClusterQueue of each tree node (None for cohorts).
-    pub cq_of_node: &'a [Option<CqId>],
+    pub cq_of_node: &'a IdVec<NodeId, Option<CqId>>,
     pub now: Millis,
 }
 
-impl View<'_> {
-    pub fn wl(&self, id: WlId) -> &WlState {
-        self.wls[id].as_ref().expect("live workload id")
+impl<'a> View<'a> {
+    pub fn wl(&self, id: WlId) -> &'a WlState {
+        let wls: &'a IdVec<WlId, Option<WlState>> = self.wls;
+        wls[id].as_ref().expect("live workload id")
+    }
+
+    /// The ClusterQueue node and the usage of the quota `wl` holds, if any.
+    pub fn holding_of(&self, wl: WlId) -> Option<(NodeId, &'a [(FrId, Amount)])> {
+        let h = self.wl(wl).holding.as_ref()?;
+        Some((self.cqs[h.cq].node, &h.usage))
     }
 
     pub fn fair_sharing(&self) -> bool {

@@ -2,14 +2,17 @@
 //! the flavor assignment it would get now, whom it would preempt, or why it would wait.
 //! The basis of `explain` and `submit --dry-run`.
 
-use super::decision::{Assignment, FitMode, PendingDetail, PendingReason, PreemptionReason};
+use super::decision::{
+    Assignment, Blocked, FitMode, PendingDetail, PendingReason, PreemptionReason,
+};
+use super::key::WorkloadKey;
 use super::model::Millis;
 use super::state::Engine;
 
 /// A victim the workload would preempt.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WouldPreempt {
-    pub workload: String,
+    pub workload: WorkloadKey,
     pub cluster_queue: String,
     pub priority: i32,
     pub reason: PreemptionReason,
@@ -33,13 +36,18 @@ pub struct Evaluation {
 impl Engine {
     /// Evaluates `key` as if it were the only head this cycle. A workload holding quota is
     /// evaluated as if it gave its quota back first (how it would be admitted now).
-    pub fn evaluate(&self, key: &str, now: Millis) -> Option<Evaluation> {
+    pub fn evaluate(&self, key: &WorkloadKey, now: Millis) -> Option<Evaluation> {
         let mut engine = self.clone();
         let id = engine.workload_id(key)?;
         if engine.wl(id).holding.is_some() {
             engine.release(key);
         }
-        if let Some((reason, message, detail)) = engine.blocked_reason(key) {
+        if let Some(Blocked {
+            reason,
+            message,
+            detail,
+        }) = engine.blocked_reason(key)
+        {
             let cq = engine.wl(id).target_cq.map(|c| engine.cqs[c].name.clone());
             return Some(Evaluation {
                 cluster_queue: cq,
@@ -61,7 +69,7 @@ impl Engine {
                 mode: FitMode::NoFit,
                 would_preempt: vec![],
                 reason: Some(PendingReason::Misconfigured),
-                message: "workload namespace doesn't match ClusterQueue selector".to_string(),
+                message: super::message::NAMESPACE_MISMATCH.to_string(),
                 detail: PendingDetail::NamespaceNotSelected { namespace },
             });
         }
@@ -118,7 +126,7 @@ impl Engine {
 
     /// Pending workloads ahead of `key` in its ClusterQueue, in queue order (upstream's
     /// visibility order: heap and parked together).
-    pub fn ahead_of(&self, key: &str) -> Vec<String> {
+    pub fn ahead_of(&self, key: &WorkloadKey) -> Vec<WorkloadKey> {
         let Some(id) = self.workload_id(key) else {
             return vec![];
         };
@@ -148,7 +156,7 @@ impl Engine {
 impl Engine {
     /// Why preemption finds no victims for `key` on the (flavor, resource) pairs it needs,
     /// one sentence per policy, with the numbers (for `explain`).
-    pub fn why_no_candidates(&self, key: &str, needed: &[(String, String)]) -> Vec<String> {
+    pub fn why_no_candidates(&self, key: &WorkloadKey, needed: &[(String, String)]) -> Vec<String> {
         use super::model::PreemptionPolicy;
         let Some(id) = self.workload_id(key) else {
             return vec![];
@@ -157,7 +165,7 @@ impl Engine {
             return vec![];
         };
         let me = self.wl(id);
-        let frs: Vec<super::tree::Fr> = needed
+        let frs: Vec<super::id::FrId> = needed
             .iter()
             .filter_map(|(f, r)| {
                 self.names

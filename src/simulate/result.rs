@@ -16,6 +16,7 @@ use crate::api::workload_status::condition;
 use crate::api::{Workload, WorkloadStatus};
 use crate::manifests::{Converted, Inventory};
 use crate::scheduler::decision::{Decision, PreemptionReason};
+use crate::scheduler::key::WorkloadKey;
 use crate::scheduler::model::Millis;
 use crate::scheduler::{Engine, PendingReason};
 use crate::status::{self, cluster_queue_with_status, local_queue_with_status, set_condition};
@@ -37,17 +38,18 @@ impl History {
         for (_, d) in &report.decisions {
             match &d.decision {
                 Decision::Admitted { cluster_queue, .. } => {
-                    h.admitted.insert(d.workload.clone(), cluster_queue.clone());
+                    h.admitted
+                        .insert(d.workload.to_string(), cluster_queue.clone());
                 }
                 Decision::Preempting { targets, .. } => {
                     for t in targets {
                         h.preempted.insert(
-                            t.workload.clone(),
-                            (d.workload.clone(), t.reason, t.message.clone()),
+                            t.workload.to_string(),
+                            (d.workload.to_string(), t.reason, t.message.clone()),
                         );
                         h.preempted_from
-                            .insert(t.workload.clone(), t.cluster_queue.clone());
-                        h.admitted.remove(&t.workload);
+                            .insert(t.workload.to_string(), t.cluster_queue.clone());
+                        h.admitted.remove(&t.workload.to_string());
                     }
                 }
                 Decision::Pending { .. } => {}
@@ -66,20 +68,20 @@ pub fn workload_status(
     drained: &BTreeMap<String, (String, String)>,
     now: Millis,
 ) -> WorkloadStatus {
-    let key = format!(
-        "{}/{}",
+    let id = WorkloadKey::new(
         object.metadata.namespace.as_deref().unwrap_or("default"),
-        object.metadata.name.as_deref().unwrap_or("")
+        object.metadata.name.as_deref().unwrap_or(""),
     );
+    let key = id.to_string();
     let mut st = object.status.clone().unwrap_or_default();
-    let Some(w) = engine.workload(&key) else {
+    let Some(w) = engine.workload(&id) else {
         return st;
     };
     if w.finished {
         return st;
     }
     let conds = &mut st.conditions;
-    if engine.holding_queue(&key).is_some() {
+    if engine.holding_queue(&id).is_some() {
         if history.admitted.contains_key(&key) {
             // The admission names the ClusterQueue that holds the quota.
             let adm = w.admission.as_ref().expect("holding implies admission");
@@ -106,9 +108,9 @@ pub fn workload_status(
         );
         set_condition(conds, condition::REQUEUED, true, "Preempted", message, now);
     }
-    let (reason, message) = match engine.blocked_reason(&key) {
-        Some((r, m, _)) => (r, m),
-        None => match report.last_decisions().get(key.as_str()) {
+    let (reason, message) = match engine.blocked_reason(&id) {
+        Some(b) => (b.reason, b.message),
+        None => match report.last_decisions().get(&id) {
             Some(Decision::Pending {
                 reason, message, ..
             }) => (*reason, message.clone()),

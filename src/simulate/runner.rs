@@ -18,6 +18,7 @@ use std::hash::{Hash, Hasher};
 
 use crate::scheduler::Engine;
 use crate::scheduler::decision::{Decision, WorkloadDecision};
+use crate::scheduler::key::WorkloadKey;
 use crate::scheduler::model::Millis;
 
 /// What a run did, cycle by cycle.
@@ -34,16 +35,16 @@ pub struct RunReport {
 
 impl RunReport {
     /// The last decision about each workload, by key.
-    pub fn last_decisions(&self) -> BTreeMap<&str, &Decision> {
+    pub fn last_decisions(&self) -> BTreeMap<&WorkloadKey, &Decision> {
         let mut out = BTreeMap::new();
         for (_, d) in &self.decisions {
-            out.insert(d.workload.as_str(), &d.decision);
+            out.insert(&d.workload, &d.decision);
         }
         out
     }
 }
 
-fn holding_hash(key: &str, cq: &str) -> u64 {
+fn holding_hash(key: &WorkloadKey, cq: &str) -> u64 {
     let mut h = std::hash::DefaultHasher::new();
     key.hash(&mut h);
     cq.hash(&mut h);
@@ -132,11 +133,11 @@ fn involved_since(report: &RunReport, since: usize) -> Vec<String> {
     for (_, d) in &report.decisions[since..] {
         match &d.decision {
             Decision::Admitted { .. } => {
-                involved.insert(d.workload.clone());
+                involved.insert(d.workload.to_string());
             }
             Decision::Preempting { targets, .. } => {
-                involved.insert(d.workload.clone());
-                involved.extend(targets.iter().map(|t| t.workload.clone()));
+                involved.insert(d.workload.to_string());
+                involved.extend(targets.iter().map(|t| t.workload.to_string()));
             }
             Decision::Pending { .. } => {}
         }

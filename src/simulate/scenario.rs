@@ -8,6 +8,7 @@ use super::runner::{RunReport, run_to_fixpoint};
 use super::written::OutputVersion;
 use crate::manifests::{ConvertOptions, Converted, InputError, Inventory, convert};
 use crate::scheduler::Engine;
+use crate::scheduler::key::WorkloadKey;
 use crate::scheduler::model::{Millis, StopPolicy};
 
 #[derive(Debug)]
@@ -53,7 +54,7 @@ impl Simulation {
         }
         let converted = convert(&inventory, opts).map_err(SimulateError::Input)?;
         let mut engine = Engine::new(converted.state.clone());
-        let evicting: Vec<String> = engine
+        let evicting: Vec<WorkloadKey> = engine
             .workloads()
             .filter(|w| w.evicted && w.admission.is_some())
             .map(|w| w.key())
@@ -64,7 +65,7 @@ impl Simulation {
         // HoldAndDrain evicts what a stopped queue admitted; offline there are no pods to wait for.
         let mut drained = std::collections::BTreeMap::new();
         let state = &converted.state;
-        let holding: Vec<(String, String, String, String)> = engine
+        let holding: Vec<(WorkloadKey, String, String, String)> = engine
             .workloads()
             .filter_map(|w| {
                 Some((
@@ -93,7 +94,7 @@ impl Simulation {
             };
             if let Some((reason, message)) = why {
                 engine.release(&key);
-                drained.insert(key, (reason.to_string(), message.to_string()));
+                drained.insert(key.to_string(), (reason.to_string(), message.to_string()));
             }
         }
         let before = engine.clone();

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use crate::api::{self, ClusterQueue, LocalQueue};
 use crate::scheduler::Engine;
 use crate::scheduler::model::Millis;
+use crate::scheduler::quantity::Amount;
 
 use super::conditions::set_condition;
 use super::workload::quantity;
@@ -28,9 +29,9 @@ fn flavor_usage(
         };
         // upstream: max(0, total - nominal), forced to 0 without a cohort.
         let borrowed = if with_borrowed {
-            (total - u.nominal).max(0)
+            (total - u.nominal).max(Amount::ZERO)
         } else {
-            0
+            Amount::ZERO
         };
         let r = api::ResourceUsage {
             name: u.resource.clone(),
@@ -103,8 +104,8 @@ pub fn local_queue_with_status(lq: &LocalQueue, engine: &Engine, now: Millis) ->
     let name = lq.metadata.name.clone().unwrap_or_default();
     let mut st = out.status.clone().unwrap_or_default();
     let (mut pending, mut reserving, mut admitted) = (0, 0, 0);
-    let mut reserved: BTreeMap<(String, String), i64> = BTreeMap::new();
-    let mut used: BTreeMap<(String, String), i64> = BTreeMap::new();
+    let mut reserved: BTreeMap<(String, String), Amount> = BTreeMap::new();
+    let mut used: BTreeMap<(String, String), Amount> = BTreeMap::new();
     for w in engine
         .workloads()
         .filter(|w| w.namespace == ns && w.queue_name == name && !w.finished)
@@ -117,7 +118,7 @@ pub fn local_queue_with_status(lq: &LocalQueue, engine: &Engine, now: Millis) ->
                 }
                 for ps in &adm.pod_sets {
                     for (r, f) in &ps.flavors {
-                        let v = ps.resource_usage.get(r).copied().unwrap_or(0);
+                        let v = ps.resource_usage.get(r).copied().unwrap_or_default();
                         *reserved.entry((f.clone(), r.clone())).or_default() += v;
                         if w.admitted {
                             *used.entry((f.clone(), r.clone())).or_default() += v;
@@ -129,7 +130,7 @@ pub fn local_queue_with_status(lq: &LocalQueue, engine: &Engine, now: Millis) ->
             _ => {}
         }
     }
-    let to_usage = |m: &BTreeMap<(String, String), i64>| {
+    let to_usage = |m: &BTreeMap<(String, String), Amount>| {
         let mut out: Vec<api::LocalQueueFlavorUsage> = Vec::new();
         for ((f, r), v) in m {
             let ru = api::LocalQueueResourceUsage {

@@ -12,7 +12,7 @@ use crate::api::{self, Workload, WorkloadSchedulingStatsEviction, WorkloadStatus
 use crate::manifests::convert::millis;
 use crate::scheduler::decision::PreemptionReason;
 use crate::scheduler::model::{self, Millis};
-use crate::scheduler::quantity::format_amount;
+use crate::scheduler::quantity::{Amount, format_amount};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 
@@ -42,7 +42,7 @@ pub fn admission_to_api(adm: &model::Admission) -> api::Admission {
 }
 
 /// An amount of `resource` as a Kubernetes quantity, formatted as upstream formats it.
-pub fn quantity(resource: &str, v: i64) -> Quantity {
+pub fn quantity(resource: &str, v: Amount) -> Quantity {
     Quantity(format_amount(resource, v))
 }
 
@@ -284,7 +284,7 @@ mod tests {
             pod_sets: vec![model::PodSetAdmission {
                 name: "main".into(),
                 flavors: BTreeMap::from([("nvidia.com/gpu".to_string(), "gpu-a100".to_string())]),
-                resource_usage: BTreeMap::from([("nvidia.com/gpu".to_string(), 2)]),
+                resource_usage: BTreeMap::from([("nvidia.com/gpu".to_string(), 2.into())]),
                 count: 1,
             }],
         }
@@ -364,7 +364,7 @@ mod tests {
             pod_sets: vec![model::PodSet {
                 name: "main".into(),
                 count: 2,
-                per_pod: BTreeMap::from([("cpu".into(), 500)]),
+                per_pod: BTreeMap::from([("cpu".into(), 500.into())]),
                 ..Default::default()
             }],
             ..Default::default()

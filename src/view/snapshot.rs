@@ -80,17 +80,15 @@ impl Snapshot {
                     .map(|w| (w.namespace.clone(), w.queue_name.clone()))
                     .unwrap_or_default();
                 let n = per_local_queue.entry(local_queue).or_default();
-                if let Some(key) = WorkloadKey::parse(key) {
-                    out.insert(
-                        key,
-                        Position {
-                            cluster_queue: cq.name.clone(),
-                            in_cluster_queue: i,
-                            in_local_queue: *n,
-                            queue_length: len,
-                        },
-                    );
-                }
+                out.insert(
+                    key.clone(),
+                    Position {
+                        cluster_queue: cq.name.clone(),
+                        in_cluster_queue: i,
+                        in_local_queue: *n,
+                        queue_length: len,
+                    },
+                );
                 *n += 1;
             }
         }
@@ -125,10 +123,10 @@ impl Snapshot {
     /// stopped queue...), else the reason the controller wrote on the Workload.
     pub fn pending_reason(&self, w: &Workload) -> Option<Reason> {
         let key = ObjectKey::workload(&w.metadata);
-        if let Some((reason, message, _)) = self.engine.blocked_reason(&key.to_string()) {
+        if let Some(b) = self.engine.blocked_reason(&key) {
             return Some(Reason {
-                reason: reason.as_str().to_string(),
-                message,
+                reason: b.reason.as_str().to_string(),
+                message: b.message,
             });
         }
         let c = w.status.as_ref()?.condition(condition::QUOTA_RESERVED)?;

@@ -156,8 +156,8 @@ pub fn build(
                     admitted: format_amount(r, u.admitted),
                     borrowed: format_amount(r, u.borrowed),
                     available: format_amount(r, u.available),
-                    in_use_units: u.reserved,
-                    capacity_units: capacity,
+                    in_use_units: u.reserved.get(),
+                    capacity_units: capacity.get(),
                 }
             })
             .collect();

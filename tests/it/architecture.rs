@@ -7,8 +7,11 @@
 //! "src/scheduler/queue.rs:12: `HashMap`"; adding `use crate::kube::watch;` to
 //! `src/simulate/runner.rs` makes `modules_depend_only_downwards` fail with
 //! "src/simulate/runner.rs: simulate must not use crate::kube"; adding
-//! `use crate::simulate::result::History;` to `src/controller/queues.rs` makes it fail with
-//! "src/controller/queues.rs: controller must not use crate::simulate"; adding
+//! `use super::preemption::Victim;` to `src/scheduler/fair_sharing.rs` makes
+//! `preemption_and_fair_sharing_depend_one_way` fail with "src/scheduler/fair_sharing.rs:14:
+//! `super::preemption`". Adding `use crate::simulate::result::History;` to
+//! `src/controller/queues.rs` makes it fail with "src/controller/queues.rs: controller must
+//! not use crate::simulate"; adding
 //! `let _ = std::time::SystemTime::now();` to `src/policy/workload.rs` makes
 //! `shared_rules_take_time_as_a_parameter` fail with "src/policy/workload.rs:NN:
 //! `SystemTime`"; adding `use crate::kube::apply::Writer;` to `src/controller/model/mod.rs`
@@ -483,6 +486,39 @@ fn modules_depend_only_downwards() {
                 if used.iter().any(|u| u == b) {
                     found.push(format!("{}: {module} must not use crate::{b}", rel(&f)));
                 }
+            }
+        }
+    }
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+/// Fair sharing's shares and admission order sit below preemption: fair-sharing preemption
+/// reads shares, never the other way round. Classical and fair-sharing preemption share
+/// only `preemption::common`, never each other's helpers.
+#[test]
+fn preemption_and_fair_sharing_depend_one_way() {
+    const RULES: &[(&str, &[&str])] = &[
+        (
+            "src/scheduler/fair_sharing.rs",
+            &["super::preemption", "scheduler::preemption"],
+        ),
+        (
+            "src/scheduler/preemption/classical.rs",
+            &["super::fair_sharing", "preemption::fair_sharing"],
+        ),
+        (
+            "src/scheduler/preemption/fair_sharing.rs",
+            &["super::classical", "preemption::classical"],
+        ),
+    ];
+    let mut found = Vec::new();
+    for (file, banned) in RULES {
+        let files = rust_files(file);
+        assert_eq!(files.len(), 1, "{file} is gone: update this rule");
+        let code = code_only(&std::fs::read_to_string(&files[0]).unwrap());
+        for b in *banned {
+            for line in occurrences(&code, b) {
+                found.push(format!("{file}:{line}: `{b}`"));
             }
         }
     }

@@ -12,86 +12,81 @@ fn base(c: Cq) -> Scenario {
 }
 
 #[test]
-fn a_namespace_outside_the_selector_is_misconfigured() {
-    let out = base(cq("q").namespace_selector(&[("team", "a")]))
-        .namespace("ns", &[("team", "b")])
-        .wl(wl("ns", "w", "q").req("cpu", "1"))
-        .run();
-    let (reason, message) = out.pending("w").unwrap();
-    assert_eq!(reason, PendingReason::Misconfigured);
-    assert_eq!(
-        message,
-        "workload namespace doesn't match ClusterQueue selector"
-    );
-    let out = base(cq("q").namespace_selector(&[("team", "a")]))
-        .namespace("ns", &[("team", "a")])
-        .wl(wl("ns", "w", "q").req("cpu", "1"))
-        .run();
-    assert_eq!(out.holding("q"), names(&["w"]));
-}
-
-#[test]
-fn a_missing_namespace_selector_selects_all_unless_read_strictly() {
-    let s = base(cq("q")).wl(wl("ns", "w", "q").req("cpu", "1"));
-    assert_eq!(s.run().holding("q"), names(&["w"]));
-    let mut strict = s.clone();
+fn what_keeps_a_workload_from_being_considered() {
+    let w = || wl("ns", "w", "q").req("cpu", "1");
+    let mut deactivated = w();
+    deactivated.0.active = false;
+    let mut strict = base(cq("q")).wl(w());
     strict.state.config.missing_namespace_selector = MissingSelector::MatchNone;
-    let out = strict.run();
-    assert_eq!(out.pending("w").unwrap().0, PendingReason::Misconfigured);
-}
-
-#[test]
-fn a_stopped_cluster_queue_admits_nothing() {
-    for policy in [StopPolicy::Hold, StopPolicy::HoldAndDrain] {
-        let out = base(cq("q").stop(policy))
-            .wl(wl("ns", "w", "q").req("cpu", "1"))
-            .run();
+    let cases = [
+        (
+            "a namespace outside the selector",
+            base(cq("q").namespace_selector(&[("team", "a")]))
+                .namespace("ns", &[("team", "b")])
+                .wl(w()),
+            PendingReason::Misconfigured,
+            "workload namespace doesn't match ClusterQueue selector",
+        ),
+        (
+            "a missing selector, read strictly",
+            strict,
+            PendingReason::Misconfigured,
+            "workload namespace doesn't match ClusterQueue selector",
+        ),
+        (
+            "a ClusterQueue stopped with Hold",
+            base(cq("q").stop(StopPolicy::Hold)).wl(w()),
+            PendingReason::Suspended,
+            "ClusterQueue q is inactive",
+        ),
+        (
+            "a ClusterQueue stopped with HoldAndDrain",
+            base(cq("q").stop(StopPolicy::HoldAndDrain)).wl(w()),
+            PendingReason::Suspended,
+            "ClusterQueue q is inactive",
+        ),
+        (
+            "a missing LocalQueue",
+            base(cq("q")).wl(wl("ns", "w", "nope").req("cpu", "1")),
+            PendingReason::Misconfigured,
+            "LocalQueue nope doesn't exist",
+        ),
+        (
+            "a LocalQueue pointing to a missing ClusterQueue",
+            base(cq("q"))
+                .lq("ns", "dangling", "ghost")
+                .wl(wl("ns", "w", "dangling").req("cpu", "1")),
+            PendingReason::Misconfigured,
+            "ClusterQueue ghost doesn't exist",
+        ),
+        (
+            "a deactivated workload",
+            base(cq("q")).wl(deactivated),
+            PendingReason::Deactivated,
+            "The workload is deactivated",
+        ),
+    ];
+    for (why, scenario, reason, message) in cases {
         assert_eq!(
-            out.pending("w").unwrap(),
-            (
-                PendingReason::Suspended,
-                "ClusterQueue q is inactive".to_string()
-            )
+            scenario.run().pending("w"),
+            Some((reason, message.to_string())),
+            "{why}"
         );
     }
 }
 
 #[test]
-fn missing_local_queue_or_cluster_queue_is_misconfigured() {
-    let out = base(cq("q"))
-        .wl(wl("ns", "w", "nope").req("cpu", "1"))
-        .run();
+fn a_selected_namespace_or_a_missing_selector_lets_the_workload_in() {
+    let w = || wl("ns", "w", "q").req("cpu", "1");
+    let selected = base(cq("q").namespace_selector(&[("team", "a")]))
+        .namespace("ns", &[("team", "a")])
+        .wl(w());
+    assert_eq!(selected.run().holding("q"), names(&["w"]));
+    let no_selector = base(cq("q")).wl(w());
     assert_eq!(
-        out.pending("w").unwrap(),
-        (
-            PendingReason::Misconfigured,
-            "LocalQueue nope doesn't exist".to_string()
-        )
-    );
-    let out = base(cq("q"))
-        .lq("ns", "dangling", "ghost")
-        .wl(wl("ns", "w", "dangling").req("cpu", "1"))
-        .run();
-    assert_eq!(
-        out.pending("w").unwrap(),
-        (
-            PendingReason::Misconfigured,
-            "ClusterQueue ghost doesn't exist".to_string()
-        )
-    );
-}
-
-#[test]
-fn a_deactivated_workload_is_not_queued() {
-    let mut w = wl("ns", "w", "q").req("cpu", "1");
-    w.0.active = false;
-    let out = base(cq("q")).wl(w).run();
-    assert_eq!(
-        out.pending("w").unwrap(),
-        (
-            PendingReason::Deactivated,
-            "The workload is deactivated".to_string()
-        )
+        no_selector.run().holding("q"),
+        names(&["w"]),
+        "a missing selector selects all by default"
     );
 }
 

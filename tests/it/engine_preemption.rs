@@ -28,61 +28,100 @@ fn single(within: PreemptionPolicy) -> Scenario {
             .reserved_at(20))
 }
 
-#[test]
-fn within_cluster_queue_never_preempts_nothing() {
-    let out = single(Never)
-        .wl(wl("ns", "high", "q")
-            .req("cpu", "2")
-            .priority(100)
-            .created(5))
-        .run();
-    assert!(out.preemptions().is_empty());
-    let (reason, _) = out.pending("high").unwrap();
-    assert_eq!(reason, PendingReason::WaitingForQuota);
+/// A preemptor arriving in a scenario built for `policy`, and what comes of it.
+struct Case {
+    name: &'static str,
+    policy: PreemptionPolicy,
+    preemptor: Wl,
+    /// Victims, by name, all preempted by the preemptor for the table's reason.
+    victims: &'static [&'static str],
+    /// The preemptor's final pending reason, where it matters.
+    pending: Option<PendingReason>,
+    /// Who holds quota in each ClusterQueue afterwards, where it matters.
+    holding: &'static [(&'static str, &'static [&'static str])],
+}
+
+fn case(
+    name: &'static str,
+    policy: PreemptionPolicy,
+    preemptor: Wl,
+    victims: &'static [&'static str],
+) -> Case {
+    Case {
+        name,
+        policy,
+        preemptor,
+        victims,
+        pending: None,
+        holding: &[],
+    }
+}
+
+impl Case {
+    fn check(&self, scenario: Scenario, reason: PreemptionReason) {
+        let out = scenario.wl(self.preemptor.clone()).run();
+        let preemptor = &self.preemptor.0.name;
+        let mut preemptions = out.preemptions();
+        preemptions.sort();
+        let expected: Vec<_> = self
+            .victims
+            .iter()
+            .map(|v| (v.to_string(), preemptor.clone(), reason))
+            .collect();
+        assert_eq!(preemptions, expected, "{}", self.name);
+        if let Some(reason) = self.pending {
+            assert_eq!(out.pending(preemptor).unwrap().0, reason, "{}", self.name);
+        }
+        for (cq, holders) in self.holding {
+            assert_eq!(out.holding(cq), names(holders), "{}: {cq}", self.name);
+        }
+    }
 }
 
 #[test]
-fn lower_priority_preempts_only_strictly_lower() {
-    let out = single(LowerPriority)
-        .wl(wl("ns", "p5", "q").req("cpu", "2").priority(5).created(2))
-        .run();
-    assert_eq!(
-        out.preemptions(),
-        vec![("low".into(), "p5".into(), PreemptionReason::InClusterQueue)]
-    );
-    let out = single(LowerPriority)
-        .wl(wl("ns", "p5-big", "q")
-            .req("cpu", "4")
-            .priority(5)
-            .created(2))
-        .run();
-    assert!(
-        out.preemptions().is_empty(),
-        "the equal-priority workload is protected, so no partial preemption"
-    );
-}
-
-#[test]
-fn lower_or_newer_equal_priority_also_preempts_newer_equals() {
-    let out = single(LowerOrNewerEqualPriority)
-        .wl(wl("ns", "p5-old", "q")
-            .req("cpu", "4")
-            .priority(5)
-            .created(2))
-        .run();
-    let mut victims: Vec<String> = out.preemptions().into_iter().map(|p| p.0).collect();
-    victims.sort();
-    assert_eq!(victims, vec!["equal-new", "low"]);
-    let out = single(LowerOrNewerEqualPriority)
-        .wl(wl("ns", "p5-newest", "q")
-            .req("cpu", "4")
-            .priority(5)
-            .created(9))
-        .run();
-    assert!(
-        out.preemptions().is_empty(),
-        "an older equal is not newer than the preemptor"
-    );
+fn within_cluster_queue_policies() {
+    let p5 = |name| wl("ns", name, "q").priority(5);
+    let cases = [
+        Case {
+            pending: Some(PendingReason::WaitingForQuota),
+            ..case(
+                "Never preempts nothing",
+                Never,
+                wl("ns", "high", "q")
+                    .req("cpu", "2")
+                    .priority(100)
+                    .created(5),
+                &[],
+            )
+        },
+        case(
+            "LowerPriority preempts a strictly lower priority",
+            LowerPriority,
+            p5("p5").req("cpu", "2").created(2),
+            &["low"],
+        ),
+        case(
+            "LowerPriority protects the equal-priority workload, so no partial preemption",
+            LowerPriority,
+            p5("p5-big").req("cpu", "4").created(2),
+            &[],
+        ),
+        case(
+            "LowerOrNewerEqualPriority also preempts a newer equal",
+            LowerOrNewerEqualPriority,
+            p5("p5-old").req("cpu", "4").created(2),
+            &["equal-new", "low"],
+        ),
+        case(
+            "LowerOrNewerEqualPriority: an older equal is not newer than the preemptor",
+            LowerOrNewerEqualPriority,
+            p5("p5-newest").req("cpu", "4").created(9),
+            &[],
+        ),
+    ];
+    for c in cases {
+        c.check(single(c.policy), PreemptionReason::InClusterQueue);
+    }
 }
 
 fn cohort(reclaim: PreemptionPolicy) -> Scenario {
@@ -111,49 +150,41 @@ fn cohort(reclaim: PreemptionPolicy) -> Scenario {
 }
 
 #[test]
-fn reclaim_never_leaves_borrowers_alone() {
-    let out = cohort(Never)
-        .wl(wl("ns", "a1", "a").req("cpu", "4").priority(10).created(5))
-        .run();
-    assert!(out.preemptions().is_empty());
-}
-
-#[test]
-fn reclaim_lower_priority_takes_only_lower_priority_borrowed_workloads() {
-    let out = cohort(LowerPriority)
-        .wl(wl("ns", "a1", "a").req("cpu", "2").priority(10).created(5))
-        .run();
-    assert_eq!(
-        out.preemptions(),
-        vec![(
-            "b-low".into(),
-            "a1".into(),
-            PreemptionReason::InCohortReclamation
-        )]
-    );
-    let out = cohort(LowerPriority)
-        .wl(wl("ns", "a2", "a").req("cpu", "4").priority(10).created(5))
-        .run();
-    assert!(
-        out.preemptions().is_empty(),
-        "b-high is protected and b-low alone is not enough"
-    );
-}
-
-#[test]
-fn reclaim_any_takes_borrowed_workloads_whatever_their_priority() {
-    let out = cohort(Any)
-        .wl(wl("ns", "a1", "a").req("cpu", "4").priority(0).created(5))
-        .run();
-    let mut victims: Vec<String> = out.preemptions().into_iter().map(|p| p.0).collect();
-    victims.sort();
-    assert_eq!(victims, vec!["b-high", "b-low"]);
-    assert_eq!(out.holding("a"), names(&["a1"]));
-    assert_eq!(
-        out.holding("b"),
-        names(&["b-own"]),
-        "b keeps what fits in its nominal"
-    );
+fn reclaim_within_cohort_policies() {
+    let a = |name, cpu, priority| {
+        wl("ns", name, "a")
+            .req("cpu", cpu)
+            .priority(priority)
+            .created(5)
+    };
+    let cases = [
+        case("Never leaves borrowers alone", Never, a("a1", "4", 10), &[]),
+        case(
+            "LowerPriority takes only lower-priority borrowed workloads",
+            LowerPriority,
+            a("a1", "2", 10),
+            &["b-low"],
+        ),
+        case(
+            "LowerPriority: b-high is protected and b-low alone is not enough",
+            LowerPriority,
+            a("a2", "4", 10),
+            &[],
+        ),
+        Case {
+            holding: &[("a", &["a1"]), ("b", &["b-own"])],
+            ..case(
+                "Any takes borrowed workloads whatever their priority; b keeps what fits in its \
+                 nominal",
+                Any,
+                a("a1", "4", 0),
+                &["b-high", "b-low"],
+            )
+        },
+    ];
+    for c in cases {
+        c.check(cohort(c.policy), PreemptionReason::InCohortReclamation);
+    }
 }
 
 #[test]
@@ -324,8 +355,8 @@ fn the_preemptor_waits_for_its_victims_to_release_quota() {
     // The victim still holds its quota: the next cycle preempts nothing new and admits nothing.
     let second = engine.run_cycle(NOW);
     assert_eq!(second.admitted().count(), 0);
-    assert!(engine.is_evicted("ns/low"));
-    assert!(engine.release("ns/low"));
+    assert!(engine.is_evicted(&key("ns/low")));
+    assert!(engine.release(&key("ns/low")));
     let third = engine.run_cycle(NOW);
     assert_eq!(
         third

@@ -3,9 +3,9 @@
 //! on the order of the input, and a finished run is a fixpoint.
 
 use crate::support::engine::*;
-use kubectl_kueue::scheduler::Engine;
 use kubectl_kueue::scheduler::decision::{Decision, PreemptionReason};
 use kubectl_kueue::scheduler::model::*;
+use kubectl_kueue::scheduler::{Engine, WorkloadKey};
 use proptest::prelude::*;
 
 #[derive(Debug, Clone)]
@@ -141,7 +141,10 @@ fn workload(i: usize, w: &WlSpec) -> Workload {
 }
 
 /// Runs to a fixpoint like `simulate`, checking invariants after every cycle.
-fn run_checked(engine: &mut Engine, qs: &[QueueSpec]) -> Vec<(String, String, PreemptionReason)> {
+fn run_checked(
+    engine: &mut Engine,
+    qs: &[QueueSpec],
+) -> Vec<(WorkloadKey, WorkloadKey, PreemptionReason)> {
     let mut preemptions = Vec::new();
     for _ in 0..2000 {
         let outcome = engine.run_cycle(NOW);
@@ -195,8 +198,8 @@ fn run_checked(engine: &mut Engine, qs: &[QueueSpec]) -> Vec<(String, String, Pr
     preemptions
 }
 
-fn holdings(engine: &Engine) -> Vec<(String, Option<String>)> {
-    let mut v: Vec<(String, Option<String>)> = engine
+fn holdings(engine: &Engine) -> Vec<(WorkloadKey, Option<String>)> {
+    let mut v: Vec<(WorkloadKey, Option<String>)> = engine
         .workloads()
         .map(|w| (w.key(), engine.holding_queue(&w.key()).map(str::to_string)))
         .collect();

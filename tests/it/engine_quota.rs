@@ -12,20 +12,101 @@ fn fill(mut s: Scenario, queue: &str, n: usize) -> Scenario {
     s
 }
 
+/// How much of `queue` its workloads fill, one cpu each, when `submitted` of them arrive.
+struct Case {
+    name: &'static str,
+    scenario: Scenario,
+    queue: &'static str,
+    submitted: usize,
+    /// cpu in milli.
+    usage: i64,
+    /// How much of it is borrowed, where it matters.
+    borrowed: Option<i64>,
+}
+
 #[test]
-fn a_borrowing_limit_caps_what_a_queue_takes_from_its_cohort() {
-    let s = scenario()
-        .flavor("default", &[])
-        .cq(cq("a")
-            .cohort("c")
-            .quota_limits("default", "cpu", "4", Some("2"), None))
-        .cq(cq("b").cohort("c").quota("default", "cpu", "10"));
-    let out = fill(s, "a", 8).run();
-    assert_eq!(
-        out.usage("a", "default", "cpu"),
-        6000,
-        "4 nominal + 2 borrowed (cpu in milli)"
-    );
+fn how_much_a_queue_can_take() {
+    let cases = [
+        Case {
+            name: "a borrowing limit caps what a queue takes from its cohort: 4 nominal + 2 \
+                   borrowed",
+            scenario: scenario()
+                .flavor("default", &[])
+                .cq(cq("a")
+                    .cohort("c")
+                    .quota_limits("default", "cpu", "4", Some("2"), None))
+                .cq(cq("b").cohort("c").quota("default", "cpu", "10")),
+            queue: "a",
+            submitted: 8,
+            usage: 6000,
+            borrowed: None,
+        },
+        Case {
+            name: "without a cohort there is nothing to borrow",
+            scenario: scenario()
+                .flavor("default", &[])
+                .cq(cq("a").quota("default", "cpu", "4")),
+            queue: "a",
+            submitted: 6,
+            usage: 4000,
+            borrowed: Some(0),
+        },
+        Case {
+            name: "a cohort with quota of its own is a shared pool",
+            scenario: scenario()
+                .flavor("default", &[])
+                .cohort_quota("c", None, "default", "cpu", "3")
+                .cq(cq("a").cohort("c").quota("default", "cpu", "1")),
+            queue: "a",
+            submitted: 6,
+            usage: 4000,
+            borrowed: Some(3000),
+        },
+        Case {
+            // root -> {left -> a, right -> b}: a borrows b's idle quota through the root.
+            name: "cohort trees lend across levels",
+            scenario: scenario()
+                .flavor("default", &[])
+                .cohort("root", None)
+                .cohort("left", Some("root"))
+                .cohort("right", Some("root"))
+                .cq(cq("a").cohort("left").quota("default", "cpu", "2"))
+                .cq(cq("b").cohort("right").quota("default", "cpu", "3")),
+            queue: "a",
+            submitted: 7,
+            usage: 5000,
+            borrowed: None,
+        },
+        Case {
+            name: "an implicit cohort needs no object",
+            scenario: scenario()
+                .flavor("default", &[])
+                .cq(cq("a").cohort("implicit").quota("default", "cpu", "1"))
+                .cq(cq("b").cohort("implicit").quota("default", "cpu", "1")),
+            queue: "a",
+            submitted: 3,
+            usage: 2000,
+            borrowed: None,
+        },
+    ];
+    for case in cases {
+        let out = fill(case.scenario, case.queue, case.submitted).run();
+        assert_eq!(
+            out.usage(case.queue, "default", "cpu"),
+            case.usage,
+            "{}",
+            case.name
+        );
+        if let Some(borrowed) = case.borrowed {
+            let view = out
+                .engine
+                .cluster_queues()
+                .into_iter()
+                .find(|c| c.name == case.queue)
+                .unwrap();
+            assert_eq!(view.usage[0].borrowed, borrowed, "{}", case.name);
+        }
+    }
 }
 
 #[test]
@@ -66,53 +147,6 @@ fn a_request_above_what_borrowing_allows_exceeds_max_quota() {
 }
 
 #[test]
-fn without_a_cohort_there_is_nothing_to_borrow() {
-    let s = scenario()
-        .flavor("default", &[])
-        .cq(cq("a").quota("default", "cpu", "4"));
-    let out = fill(s, "a", 6).run();
-    assert_eq!(out.usage("a", "default", "cpu"), 4000);
-    let view = out
-        .engine
-        .cluster_queues()
-        .into_iter()
-        .find(|c| c.name == "a")
-        .unwrap();
-    assert_eq!(view.usage[0].borrowed, 0);
-}
-
-#[test]
-fn a_cohort_with_quota_of_its_own_is_a_shared_pool() {
-    let s = scenario()
-        .flavor("default", &[])
-        .cohort_quota("c", None, "default", "cpu", "3")
-        .cq(cq("a").cohort("c").quota("default", "cpu", "1"));
-    let out = fill(s, "a", 6).run();
-    assert_eq!(out.usage("a", "default", "cpu"), 4000);
-    let view = out
-        .engine
-        .cluster_queues()
-        .into_iter()
-        .find(|c| c.name == "a")
-        .unwrap();
-    assert_eq!(view.usage[0].borrowed, 3000);
-}
-
-#[test]
-fn cohort_trees_lend_across_levels() {
-    // root -> {left -> a, right -> b}: a can borrow b's idle quota through the root.
-    let s = scenario()
-        .flavor("default", &[])
-        .cohort("root", None)
-        .cohort("left", Some("root"))
-        .cohort("right", Some("root"))
-        .cq(cq("a").cohort("left").quota("default", "cpu", "2"))
-        .cq(cq("b").cohort("right").quota("default", "cpu", "3"));
-    let out = fill(s, "a", 7).run();
-    assert_eq!(out.usage("a", "default", "cpu"), 5000);
-}
-
-#[test]
 fn a_cohort_cycle_deactivates_its_queues() {
     let out = scenario()
         .flavor("default", &[])
@@ -124,14 +158,4 @@ fn a_cohort_cycle_deactivates_its_queues() {
     let (reason, message) = out.pending("w").unwrap();
     assert_eq!(reason, PendingReason::Suspended);
     assert_eq!(message, "ClusterQueue a is inactive");
-}
-
-#[test]
-fn an_implicit_cohort_needs_no_object() {
-    let s = scenario()
-        .flavor("default", &[])
-        .cq(cq("a").cohort("implicit").quota("default", "cpu", "1"))
-        .cq(cq("b").cohort("implicit").quota("default", "cpu", "1"));
-    let out = fill(s, "a", 3).run();
-    assert_eq!(out.usage("a", "default", "cpu"), 2000);
 }

@@ -40,6 +40,7 @@ mod e2e_workloads;
 mod engine_admissibility;
 mod engine_fair_sharing;
 mod engine_flavors;
+mod engine_oracle;
 mod engine_ordering;
 mod engine_preemption;
 mod engine_properties;

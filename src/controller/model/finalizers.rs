@@ -20,6 +20,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use crate::kube::watch::Kind;
 use crate::manifests::job::RESOURCE_IN_USE_FINALIZER;
+use crate::scheduler::key::WorkloadKey;
 
 use super::Ctx;
 use super::plan::{Action, WriteResult};
@@ -66,7 +67,8 @@ impl Ctx<'_> {
         let mut holding: BTreeSet<String> = BTreeSet::new();
         let mut held_flavors: BTreeSet<String> = BTreeSet::new();
         for w in engine.workloads() {
-            let Some(cq) = engine.holding_queue(&format!("{}/{}", w.namespace, w.name)) else {
+            let Some(cq) = engine.holding_queue(&WorkloadKey::new(&w.namespace, w.name.clone()))
+            else {
                 continue;
             };
             holding.insert(cq.to_string());

@@ -111,11 +111,6 @@ pub(crate) struct Ctx<'a> {
     now: Now,
 }
 
-/// The engine's key of a Workload.
-fn engine_key(key: &WorkloadKey) -> String {
-    key.to_string()
-}
-
 /// A namespaced watch key as a Workload key (the default-namespace rule of
 /// [`crate::manifests::key`]).
 fn workload_key(key: &ObjectKey) -> WorkloadKey {

@@ -12,7 +12,7 @@ use std::time::Duration;
 use crate::manifests::ObjectKey;
 use crate::metrics::{MetricUpdate, QueueState, ResourceState};
 use crate::scheduler::decision::InactiveReason;
-use crate::scheduler::quantity::{UNLIMITED, is_milli_resource};
+use crate::scheduler::quantity::{Amount, UNLIMITED, is_milli_resource};
 use crate::status::{cluster_queue_with_status, local_queue_with_status, same_ignoring_times};
 
 use super::Ctx;
@@ -20,14 +20,14 @@ use super::plan::Action;
 
 pub const MIN_INTERVAL: Duration = Duration::from_millis(250);
 
-fn reported(resource: &str, v: i64) -> f64 {
+fn reported(resource: &str, v: Amount) -> f64 {
     if v == UNLIMITED {
         return f64::INFINITY;
     }
     if is_milli_resource(resource) {
-        v as f64 / 1000.0
+        v.get() as f64 / 1000.0
     } else {
-        v as f64
+        v.get() as f64
     }
 }
 
@@ -134,8 +134,8 @@ mod tests {
 
     #[test]
     fn cpu_in_cores_unlimited_as_inf() {
-        assert_eq!(reported("cpu", 1500), 1.5);
-        assert_eq!(reported("nvidia.com/gpu", 4), 4.0);
+        assert_eq!(reported("cpu", 1500.into()), 1.5);
+        assert_eq!(reported("nvidia.com/gpu", 4.into()), 4.0);
         assert!(reported("memory", crate::scheduler::quantity::UNLIMITED).is_infinite());
     }
 }

@@ -19,22 +19,10 @@ use crate::status;
 
 use super::events;
 use super::plan::{Effect, EventText, StatusWrite};
-use super::{Ctx, engine_key, owner_job};
+use super::{Ctx, owner_job};
 
 /// Upper bound of cycles per loop turn, so watch events are never starved.
 const MAX_CYCLES_PER_TURN: usize = 64;
-
-/// The engine's key of a Workload as ours (engine keys are always `namespace/name`).
-fn parse_key(engine_key: &str) -> Option<WorkloadKey> {
-    let key = WorkloadKey::parse(engine_key);
-    if key.is_none() {
-        tracing::error!(
-            workload = engine_key,
-            "the engine named a workload without a namespace"
-        );
-    }
-    key
-}
 
 impl Ctx<'_> {
     pub(super) fn schedule(&mut self) {
@@ -68,9 +56,7 @@ impl Ctx<'_> {
                 progress |= seen.insert(d.workload.clone());
             }
             for d in outcome.decisions {
-                let Some(key) = parse_key(&d.workload) else {
-                    continue;
-                };
+                let key = d.workload;
                 match d.decision {
                     Decision::Admitted { cluster_queue, .. } => {
                         self.plan_admission(&key, &cluster_queue)
@@ -102,7 +88,7 @@ impl Ctx<'_> {
         let Some(adm) = self
             .m
             .engine
-            .workload(&engine_key(key))
+            .workload(key)
             .and_then(|w| w.admission.clone())
         else {
             return;
@@ -147,7 +133,7 @@ impl Ctx<'_> {
 
     /// `QuotaReserved=False` with this reason and message, when that changes anything.
     fn plan_pending(&mut self, key: &WorkloadKey, reason: &str, message: &str) {
-        let Some(model) = self.m.engine.workload(&engine_key(key)).cloned() else {
+        let Some(model) = self.m.engine.workload(key).cloned() else {
             return;
         };
         let Some(w) = self.effective_workload(key) else {
@@ -167,9 +153,7 @@ impl Ctx<'_> {
     /// Evicts one preemption target, unless that is already under way. Returns whether a new
     /// eviction was issued.
     fn plan_eviction(&mut self, preemptor: &WorkloadKey, preemptor_cq: &str, t: &Target) -> bool {
-        let Some(victim_key) = parse_key(&t.workload) else {
-            return false;
-        };
+        let victim_key = t.workload.clone();
         let now = self.now;
         let book = self.book(&victim_key);
         if book.evicting || book.backing_off(now.instant) {
@@ -186,16 +170,12 @@ impl Ctx<'_> {
         if already {
             return false;
         }
-        let preemptor_priority = self
-            .m
-            .engine
-            .workload(&engine_key(preemptor))
-            .map_or(0, |w| w.priority);
+        let preemptor_priority = self.m.engine.workload(preemptor).map_or(0, |w| w.priority);
         let priority_class = victim.spec.priority_class_name.clone().unwrap_or_default();
         let mut st = victim.status.clone().unwrap_or_default();
         let first = status::evict(&mut st, t.reason, &t.message, now.wall);
         tracing::info!(
-            workload = t.workload,
+            workload = %t.workload,
             preemptor = %preemptor,
             reason = t.reason.as_str(),
             "preempting"
@@ -215,7 +195,7 @@ impl Ctx<'_> {
                 text: EventText::normal(
                     "PreemptedWorkload",
                     events::preempted_workload(
-                        &t.workload,
+                        &t.workload.to_string(),
                         &uid,
                         &t.cluster_queue,
                         preemptor_priority,

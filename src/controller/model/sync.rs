@@ -11,12 +11,13 @@ use crate::manifests::convert;
 use crate::metrics::MetricUpdate;
 use crate::policy::workload::{self as policy, PlainWorkloadStep, QueueTransition};
 use crate::scheduler::PendingReason;
+use crate::scheduler::decision::Blocked;
 use crate::scheduler::key::WorkloadKey;
 use crate::scheduler::model::{Admission, Workload as Model};
 use crate::status;
 
 use super::plan::{Effect, EventText, StatusWrite};
-use super::{Ctx, engine_key, owner_job};
+use super::{Ctx, owner_job};
 
 /// A stable tie-break from the UID (live objects have no document order).
 pub fn tiebreak(uid: &str) -> u64 {
@@ -34,9 +35,8 @@ impl Ctx<'_> {
         if self.m.wls.get(key).is_some_and(|b| b.writing()) {
             return;
         }
-        let ek = engine_key(key);
         let Some(obj) = self.latest_workload(key) else {
-            if self.m.engine.remove_workload(&ek) {
+            if self.m.engine.remove_workload(key) {
                 tracing::debug!(workload = %key, "workload gone");
                 self.m.schedule = true;
                 self.m.queues_dirty = true;
@@ -67,7 +67,7 @@ impl Ctx<'_> {
             Ok(m) => m,
             Err(e) => {
                 tracing::warn!(workload = %key, error = %e, "ignoring a Workload the scheduler cannot read");
-                if self.m.engine.remove_workload(&ek) {
+                if self.m.engine.remove_workload(key) {
                     self.m.schedule = true;
                 }
                 return;
@@ -87,7 +87,7 @@ impl Ctx<'_> {
         if !backoff {
             self.evictions_and_requeues(key, &obj, &mut m);
         }
-        if self.differs(&ek, &m) {
+        if self.differs(key, &m) {
             tracing::debug!(workload = %key, "workload changed");
             if m.admission.is_none() {
                 self.book(key).evicting = false;
@@ -143,7 +143,7 @@ impl Ctx<'_> {
         let engine_admission: Option<Admission> = self
             .m
             .engine
-            .workload(&engine_key(key))
+            .workload(key)
             .and_then(|w| w.admission.clone());
         policy::hold_while_deactivated(obj, m, engine_admission.as_ref());
         match policy::queue_transition(obj, &self.m.base, self.now.wall) {
@@ -175,14 +175,16 @@ impl Ctx<'_> {
     /// Writes why a Workload that cannot even queue waits (missing LocalQueue, stopped or
     /// inactive ClusterQueue...), as upstream's workload controller does.
     fn blocked_reason(&mut self, key: &WorkloadKey, obj: &Workload) {
-        let ek = engine_key(key);
-        let Some((reason, message, _)) = self.m.engine.blocked_reason(&ek) else {
+        let Some(Blocked {
+            reason, message, ..
+        }) = self.m.engine.blocked_reason(key)
+        else {
             return;
         };
         if reason == PendingReason::Deactivated {
             return;
         }
-        let Some(model) = self.m.engine.workload(&ek).cloned() else {
+        let Some(model) = self.m.engine.workload(key).cloned() else {
             return;
         };
         let before = obj.status.clone().unwrap_or_default();
@@ -195,9 +197,9 @@ impl Ctx<'_> {
     }
 
     /// Does the converted Workload differ, in anything the scheduler reads, from the engine's?
-    fn differs(&self, ek: &str, m: &Model) -> bool {
+    fn differs(&self, key: &WorkloadKey, m: &Model) -> bool {
         let engine = &self.m.engine;
-        let Some(cur) = engine.workload(ek) else {
+        let Some(cur) = engine.workload(key) else {
             return true;
         };
         let holding = |w: &Model| -> Option<Admission> {
@@ -207,7 +209,7 @@ impl Ctx<'_> {
                 w.admission.clone()
             }
         };
-        let cur_evicted = engine.holding_queue(ek).is_some() && engine.is_evicted(ek);
+        let cur_evicted = engine.holding_queue(key).is_some() && engine.is_evicted(key);
         let new_evicted = m.admission.is_some() && m.evicted;
         (
             &m.uid,

@@ -19,7 +19,7 @@ use crate::scheduler::key::WorkloadKey;
 use crate::status;
 
 use super::plan::{Action, Effect, StatusWrite, WriteError, WriteResult};
-use super::{Ctx, engine_key, owner_job};
+use super::{Ctx, owner_job};
 
 /// Backoff after a failed write: 1 s doubling to 30 s.
 pub(crate) fn backoff(failures: u32) -> Duration {
@@ -159,7 +159,6 @@ impl Ctx<'_> {
     }
 
     fn apply_effect(&mut self, key: &WorkloadKey, obj: &Arc<Workload>, effect: Effect) {
-        let ek = engine_key(key);
         match effect {
             Effect::Event(text) => self.event(obj.object_ref(&()), text),
             Effect::EventOn { workload, text } => {
@@ -175,7 +174,7 @@ impl Ctx<'_> {
             Effect::Metric(update) => self.metric(update),
             Effect::ReleaseNow => self.release(key),
             Effect::ReleaseQuota => {
-                if self.m.engine.release(&ek) {
+                if self.m.engine.release(key) {
                     tracing::info!(
                         workload = %key,
                         "evicted workload's pods are gone; quota released"
@@ -185,7 +184,7 @@ impl Ctx<'_> {
                 self.m.queues_dirty = true;
             }
             Effect::FinishQuota { reason } => {
-                if self.m.engine.finish_workload(&ek) {
+                if self.m.engine.finish_workload(key) {
                     tracing::info!(workload = %key, reason, "workload finished; quota released");
                 }
                 self.m.schedule = true;

@@ -38,7 +38,7 @@ fn admitted(mut w: Workload) -> Workload {
         pod_sets: vec![crate::scheduler::model::PodSetAdmission {
             name: "main".into(),
             flavors: BTreeMap::from([("nvidia.com/gpu".to_string(), "gpu-a100".to_string())]),
-            resource_usage: BTreeMap::from([("nvidia.com/gpu".to_string(), 1)]),
+            resource_usage: BTreeMap::from([("nvidia.com/gpu".to_string(), 1.into())]),
             count: 1,
         }],
     };

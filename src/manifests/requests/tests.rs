@@ -123,7 +123,10 @@ fn limit_range_defaults_fill_missing_requests_before_limits_do() {
         r["nvidia.com/gpu"], 2,
         "keys only a later LimitRange has still count"
     );
-    assert_eq!(reqs(&s, &none()).per_pod.get("cpu"), Some(&1000));
+    assert_eq!(
+        reqs(&s, &none()).per_pod.get("cpu"),
+        Some(&Amount::new(1000))
+    );
 }
 
 #[test]
@@ -150,7 +153,10 @@ fn pod_defaults_apply_only_to_templates_with_pod_level_resources() {
     let ctx = RequestContext::new([&lr], []);
     let with = spec("resources: {requests: {cpu: '2'}}\ncontainers:\n- name: a\n");
     let r = reqs(&with, &ctx).per_pod;
-    assert_eq!((r["cpu"], r["memory"]), (2000, 1 << 30));
+    assert_eq!(
+        (r["cpu"], r["memory"]),
+        (Amount::new(2000), Amount::new(1 << 30))
+    );
     let without = spec("containers:\n- name: a\n  resources: {requests: {cpu: '1'}}\n");
     assert_eq!(reqs(&without, &ctx).per_pod.get("memory"), None);
 }

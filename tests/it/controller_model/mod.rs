@@ -44,7 +44,7 @@ fn holds_quota(world: &World, name: &str) -> bool {
     world
         .model
         .engine()
-        .holding_queue(&format!("ns/{name}"))
+        .holding_queue(&kubectl_kueue::scheduler::WorkloadKey::new("ns", name))
         .is_some()
 }
 

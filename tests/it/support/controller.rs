@@ -208,7 +208,7 @@ pub fn reserved_gpus(w: &Workload) -> Option<(String, i64)> {
     let mut total = 0;
     for psa in &adm.pod_set_assignments {
         if let Some(q) = psa.resource_usage.get(GPU) {
-            total += parse_amount(GPU, &q.0).ok()?;
+            total += parse_amount(GPU, &q.0).ok()?.get();
         }
     }
     Some((adm.cluster_queue.clone(), total))
@@ -237,6 +237,7 @@ pub async fn pods_gpus(client: &kube::Client) -> i64 {
                 .as_ref()?
                 .get(GPU)
                 .and_then(|q| parse_amount(GPU, &q.0).ok())
+                .map(|a| a.get())
         })
         .sum()
 }

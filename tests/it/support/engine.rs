@@ -1,16 +1,17 @@
 //! Small fluent builders for engine table tests: a cluster picture in a few lines, then
 //! run it to a fixpoint and look at who holds quota.
 
-use kubectl_kueue::scheduler::Engine;
 use kubectl_kueue::scheduler::decision::{Decision, PendingReason, PreemptionReason};
 use kubectl_kueue::scheduler::labels::{Taint, TaintEffect, Toleration};
 use kubectl_kueue::scheduler::model::*;
+use kubectl_kueue::scheduler::quantity::Amount;
+use kubectl_kueue::scheduler::{Engine, WorkloadKey};
 use kubectl_kueue::simulate::{RunReport, run_to_fixpoint};
 
 pub const NOW: Millis = 1_700_000_000_000;
 
 /// Parses "4", "500m", "128Gi" for `resource`.
-pub fn amount(resource: &str, q: &str) -> i64 {
+pub fn amount(resource: &str, q: &str) -> Amount {
     kubectl_kueue::scheduler::quantity::parse_amount(resource, q).expect("test quantity")
 }
 
@@ -235,7 +236,7 @@ impl Wl {
                 resource_usage: ps
                     .per_pod
                     .iter()
-                    .map(|(r, v)| (r.clone(), v * i64::from(ps.count)))
+                    .map(|(r, v)| (r.clone(), *v * i64::from(ps.count)))
                     .collect(),
                 count: ps.count,
             })
@@ -453,8 +454,8 @@ impl Outcome {
         if self.engine.holding_queue(&key).is_some() {
             return None;
         }
-        if let Some((r, m, _)) = self.engine.blocked_reason(&key) {
-            return Some((r, m));
+        if let Some(b) = self.engine.blocked_reason(&key) {
+            return Some((b.reason, b.message));
         }
         self.report
             .decisions
@@ -492,12 +493,18 @@ impl Outcome {
                     .into_iter()
                     .find(|u| u.flavor == flavor && u.resource == resource)
             })
-            .map_or(0, |u| u.reserved)
+            .map_or(0, |u| u.reserved.get())
     }
 }
 
-pub fn short(key: &str) -> String {
-    key.rsplit('/').next().unwrap_or(key).to_string()
+/// The workload's name, without its namespace.
+pub fn short(key: &WorkloadKey) -> String {
+    key.name.clone()
+}
+
+/// `namespace/name` as the engine's key.
+pub fn key(text: &str) -> WorkloadKey {
+    WorkloadKey::parse(text).expect("a namespace/name test key")
 }
 
 pub fn names(v: &[&str]) -> Vec<String> {

@@ -1,5 +1,4 @@
-//! Choosing preemption victims, as upstream Kueue's classical preemption does (fair-sharing
-//! preemption lives in [`super::fair_sharing`]).
+//! Classical preemption (upstream's `preemption.go` without fair sharing).
 //!
 //! Candidates are workloads holding quota on a (flavor, resource) that needs preemption:
 //! in the preemptor's own ClusterQueue per `withinClusterQueue`, and in other ClusterQueues
@@ -8,21 +7,15 @@
 //! lower priority, most recently reserved) until the preemptor fits, then the set is
 //! minimised by adding victims back in reverse. The tree is restored before returning.
 
-use std::cmp::Ordering;
-
-use super::decision::{FitMode, PreemptionReason};
-use super::fair_sharing;
-use super::quantity::Amount;
-use super::queue::WlId;
-use super::state::CqId;
-use super::tree::{Fr, NodeId, Tree};
-use super::view::View;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Victim {
-    pub wl: WlId,
-    pub reason: PreemptionReason,
-}
+use super::common::{candidate_order, fill_back, workload_fits};
+use super::{Request, Victim};
+use crate::scheduler::decision::PreemptionReason;
+use crate::scheduler::guard::WhatIf;
+use crate::scheduler::id::WlId;
+use crate::scheduler::id::{CqId, NodeId};
+use crate::scheduler::model::PreemptionPolicy;
+use crate::scheduler::tree::Tree;
+use crate::scheduler::view::View;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Variant {
@@ -50,119 +43,6 @@ struct Candidate {
     /// Lowest common ancestor with the preemptor, for validity checks.
     lca: Option<NodeId>,
     variant: Variant,
-}
-
-/// The preemption problem: who needs room, where, for how much.
-pub(crate) struct Request<'r> {
-    pub preemptor: WlId,
-    pub cq: CqId,
-    /// (flavor, resource) pairs whose assignment needs preemption.
-    pub frs: &'r [Fr],
-    /// The whole request of the workload, per (flavor, resource).
-    pub usage: &'r [(Fr, Amount)],
-}
-
-/// Removes a workload's usage from the tree (for a what-if); undo with [`add_back`].
-pub(crate) fn remove_from_tree(view: &View, tree: &mut Tree, wl: WlId) {
-    let st = view.wl(wl);
-    if let Some(h) = &st.holding {
-        tree.remove_usages(view.cqs[h.cq].node, &h.usage);
-    }
-}
-
-pub(crate) fn add_back(view: &View, tree: &mut Tree, wl: WlId) {
-    let st = view.wl(wl);
-    if let Some(h) = &st.holding {
-        tree.add_usages(view.cqs[h.cq].node, &h.usage);
-    }
-}
-
-/// Does the request fit the preemptor's ClusterQueue now (optionally without borrowing)?
-pub(crate) fn workload_fits(
-    view: &View,
-    tree: &Tree,
-    req: &Request,
-    allow_borrowing: bool,
-) -> bool {
-    let node = view.cq_node(req.cq);
-    req.usage.iter().all(|&(fr, v)| {
-        (allow_borrowing || !tree.borrowing_with(node, fr, v)) && v <= tree.available(node, fr)
-    })
-}
-
-/// Victims for `req`, or none when preemption can't make it fit.
-pub(crate) fn get_targets(view: &View, tree: &mut Tree, req: &Request) -> Vec<Victim> {
-    if view.fair_sharing() {
-        fair_sharing::preemptions(view, tree, req)
-    } else {
-        classical(view, tree, req)
-    }
-}
-
-/// Upstream's oracle: can preemption make room for `val` on one (flavor, resource), and
-/// with what borrowing level afterwards?
-pub(crate) fn simulate(
-    view: &View,
-    tree: &mut Tree,
-    preemptor: WlId,
-    cq: CqId,
-    fr: Fr,
-    val: Amount,
-) -> (FitMode, u32) {
-    let usage = [(fr, val)];
-    let frs = [fr];
-    let req = Request {
-        preemptor,
-        cq,
-        frs: &frs,
-        usage: &usage,
-    };
-    let targets = get_targets(view, tree, &req);
-    let node = view.cq_node(cq);
-    if targets.is_empty() {
-        return (
-            FitMode::NoCandidates,
-            tree.lowest_subtree_that_fits(node, fr, val).0,
-        );
-    }
-    for t in &targets {
-        remove_from_tree(view, tree, t.wl);
-    }
-    let borrow = tree.lowest_subtree_that_fits(node, fr, val).0;
-    for t in &targets {
-        add_back(view, tree, t.wl);
-    }
-    let in_cq = targets
-        .iter()
-        .any(|t| view.wl(t.wl).holding.as_ref().is_some_and(|h| h.cq == cq));
-    (
-        if in_cq {
-            FitMode::Preempt
-        } else {
-            FitMode::Reclaim
-        },
-        borrow,
-    )
-}
-
-/// Upstream's `CandidatesOrdering`: evicted first, other ClusterQueues before the
-/// preemptor's, lower priority, most recently reserved, then UID.
-pub(crate) fn candidate_order(view: &View, preemptor_cq: CqId, a: WlId, b: WlId) -> Ordering {
-    let (wa, wb) = (view.wl(a), view.wl(b));
-    let in_cq =
-        |w: &super::state::WlState| w.holding.as_ref().is_some_and(|h| h.cq == preemptor_cq);
-    wb.evicted
-        .cmp(&wa.evicted)
-        .then_with(|| in_cq(wa).cmp(&in_cq(wb)))
-        .then_with(|| wa.priority().cmp(&wb.priority()))
-        .then_with(|| {
-            let ta = wa.reserved_at.unwrap_or(view.now);
-            let tb = wb.reserved_at.unwrap_or(view.now);
-            tb.cmp(&ta)
-        })
-        .then_with(|| wa.w.uid.cmp(&wb.w.uid))
-        .then_with(|| wa.w.tiebreak.cmp(&wb.w.tiebreak))
-        .then_with(|| a.cmp(&b))
 }
 
 fn classify(view: &View, req: &Request, wl: WlId, hierarchical_advantage: bool) -> Option<Variant> {
@@ -248,17 +128,18 @@ fn collect_in_subtree(
     }
 }
 
-fn classical(view: &View, tree: &mut Tree, req: &Request) -> Vec<Victim> {
+/// Victims for `req`, or none when classical preemption cannot make it fit.
+pub(super) fn targets(view: &View, tree: &mut Tree, req: &Request) -> Vec<Victim> {
     let cq = &view.cqs[req.cq];
     let node = cq.node;
     let mut same: Vec<Candidate> = Vec::new();
-    if cq.spec.preemption.within_cluster_queue != super::model::PreemptionPolicy::Never {
+    if cq.spec.preemption.within_cluster_queue != PreemptionPolicy::Never {
         candidates_of_cq(view, req, req.cq, None, false, &mut same);
     }
     let mut hier: Vec<Candidate> = Vec::new();
     let mut prio: Vec<Candidate> = Vec::new();
     if tree.parent(node).is_some()
-        && cq.spec.preemption.reclaim_within_cohort != super::model::PreemptionPolicy::Never
+        && cq.spec.preemption.reclaim_within_cohort != PreemptionPolicy::Never
     {
         let (mut adv, mut remaining) = tree.fits_in_quota(node, req.usage);
         let mut previous = None;
@@ -304,18 +185,16 @@ fn classical(view: &View, tree: &mut Tree, req: &Request) -> Vec<Victim> {
         &[true, false]
     };
     for &allow_borrowing in attempts {
+        let mut without = WhatIf::new(tree);
         let mut targets: Vec<Candidate> = Vec::new();
         for c in &all {
-            if !candidate_is_valid(view, tree, req, c, allow_borrowing) {
+            if !candidate_is_valid(view, &without, req, c, allow_borrowing) {
                 continue;
             }
-            remove_from_tree(view, tree, c.wl);
+            without.take_out(view, c.wl);
             targets.push(*c);
-            if workload_fits(view, tree, req, allow_borrowing) {
-                let kept = fill_back(view, tree, req, targets, allow_borrowing);
-                for t in &kept {
-                    add_back(view, tree, t.wl);
-                }
+            if workload_fits(view, &without, req, allow_borrowing) {
+                let kept = fill_back(view, &mut without, req, targets, |c| c.wl, allow_borrowing);
                 return kept
                     .into_iter()
                     .map(|c| Victim {
@@ -324,9 +203,6 @@ fn classical(view: &View, tree: &mut Tree, req: &Request) -> Vec<Victim> {
                     })
                     .collect();
             }
-        }
-        for t in &targets {
-            add_back(view, tree, t.wl);
         }
     }
     Vec::new()
@@ -361,71 +237,4 @@ fn candidate_is_valid(
         }
     }
     true
-}
-
-/// Adds victims back, last-but-one first, keeping out only those still needed. Upstream
-/// swaps the last target into a freed slot; we keep that order.
-fn fill_back(
-    view: &View,
-    tree: &mut Tree,
-    req: &Request,
-    mut targets: Vec<Candidate>,
-    allow_borrowing: bool,
-) -> Vec<Candidate> {
-    if targets.len() < 2 {
-        return targets;
-    }
-    let mut i = targets.len() - 1;
-    while i > 0 {
-        i -= 1;
-        add_back(view, tree, targets[i].wl);
-        if workload_fits(view, tree, req, allow_borrowing) {
-            let last = targets.len() - 1;
-            targets.swap(i, last);
-            targets.pop();
-        } else {
-            remove_from_tree(view, tree, targets[i].wl);
-        }
-    }
-    targets
-}
-
-/// Generic fill-back used by fair sharing (borrowing allowed).
-pub(crate) fn fill_back_victims(
-    view: &View,
-    tree: &mut Tree,
-    req: &Request,
-    targets: Vec<Victim>,
-) -> Vec<Victim> {
-    let cands: Vec<(Candidate, PreemptionReason)> = targets
-        .iter()
-        .map(|v| {
-            (
-                Candidate {
-                    wl: v.wl,
-                    lca: None,
-                    variant: Variant::WithinCq,
-                },
-                v.reason,
-            )
-        })
-        .collect();
-    let reasons: Vec<(WlId, PreemptionReason)> = cands.iter().map(|(c, r)| (c.wl, *r)).collect();
-    let kept = fill_back(
-        view,
-        tree,
-        req,
-        cands.into_iter().map(|(c, _)| c).collect(),
-        true,
-    );
-    kept.into_iter()
-        .map(|c| Victim {
-            wl: c.wl,
-            reason: reasons
-                .iter()
-                .find(|(w, _)| *w == c.wl)
-                .map(|(_, r)| *r)
-                .unwrap_or(PreemptionReason::InClusterQueue),
-        })
-        .collect()
 }

@@ -1,0 +1,156 @@
+//! Step 2 of a cycle, nomination: each head's flavor assignment and preemption targets,
+//! with partial admission (`minCount`) as a fallback, all against the cycle's starting state.
+
+use super::Entry;
+use crate::scheduler::decision::{FitMode, PendingDetail, PendingReason};
+use crate::scheduler::flavor_assigner::{Assigned, Assigner};
+use crate::scheduler::id::{CqId, WlId};
+use crate::scheduler::message;
+use crate::scheduler::model::Millis;
+use crate::scheduler::preemption::{self, Request, Victim};
+use crate::scheduler::queue::{QueueKey, RequeueReason};
+use crate::scheduler::state::Engine;
+use crate::scheduler::tree::Tree;
+use crate::scheduler::view::View;
+
+impl Engine {
+    /// An entry per head, with its assignment and targets (or why it cannot have one).
+    pub(super) fn nominate(&mut self, heads: &[(CqId, QueueKey)], now: Millis) -> Vec<Entry> {
+        let mut entries = Vec::with_capacity(heads.len());
+        for &(cq, key) in heads {
+            let wl = key.id;
+            let mut e = Entry::new(cq, key);
+            if !self.namespace_selected(cq, &self.wl(wl).w.namespace) {
+                e.inadmissible = true;
+                e.reason = PendingReason::Misconfigured;
+                e.message = message::NAMESPACE_MISMATCH.to_string();
+                e.detail = PendingDetail::NamespaceNotSelected {
+                    namespace: self.wl(wl).w.namespace.clone(),
+                };
+                e.requeue = RequeueReason::NamespaceMismatch;
+                entries.push(e);
+                continue;
+            }
+            let (assigned, targets) = self.assignments(wl, cq, now);
+            e.message = assigned.message();
+            e.assigned = Some(assigned);
+            e.targets = targets;
+            entries.push(e);
+        }
+        entries
+    }
+
+    /// Flavor assignment plus preemption targets, with partial admission as a fallback.
+    pub(crate) fn assignments(
+        &mut self,
+        wl: WlId,
+        cq: CqId,
+        now: Millis,
+    ) -> (Assigned, Vec<Victim>) {
+        let cycle = self.cycle;
+        let generation = self.cqs[cq].generation;
+        let last = self
+            .wl(wl)
+            .last
+            .clone()
+            .filter(|l| cycle.saturating_sub(l.cycle) <= 1 || generation <= l.generation);
+        let mut tree = std::mem::take(&mut self.tree);
+        let result = {
+            let view = self.view(now);
+            let assigner = Assigner {
+                view: &view,
+                wl,
+                cq,
+                last: last.as_ref(),
+            };
+            let full = assigner.assign(&mut tree, None);
+            match full.mode() {
+                FitMode::Fit => (full, Vec::new()),
+                mode => {
+                    let mut chosen = None;
+                    if mode != FitMode::NoFit {
+                        let targets = targets_for(&view, &mut tree, wl, cq, &full);
+                        if !targets.is_empty() {
+                            chosen = Some((full.clone(), targets));
+                        }
+                    }
+                    match chosen {
+                        Some(c) => c,
+                        None => partial(&view, &mut tree, &assigner, wl, cq)
+                            .unwrap_or((full, Vec::new())),
+                    }
+                }
+            }
+        };
+        self.tree = tree;
+        result
+    }
+}
+
+fn targets_for(
+    view: &View,
+    tree: &mut Tree,
+    wl: WlId,
+    cq: CqId,
+    assigned: &Assigned,
+) -> Vec<Victim> {
+    let frs = assigned.frs_needing_preemption(view);
+    let req = Request {
+        preemptor: wl,
+        cq,
+        frs: &frs,
+        usage: &assigned.usage,
+    };
+    preemption::get_targets(view, tree, &req)
+}
+
+/// Partial admission: the largest podSet count between `minCount` and `count` that fits,
+/// or finds preemption targets (upstream allows `minCount` on one podSet).
+fn partial(
+    view: &View,
+    tree: &mut Tree,
+    assigner: &Assigner,
+    wl: WlId,
+    cq: CqId,
+) -> Option<(Assigned, Vec<Victim>)> {
+    let st = view.wl(wl);
+    let (idx, ps) = st
+        .pod_sets
+        .iter()
+        .enumerate()
+        .find(|(_, p)| p.min_count.is_some_and(|m| m < p.count))?;
+    let min = ps.min_count?.max(0);
+    let full: Vec<i32> = st.pod_sets.iter().map(|p| p.count).collect();
+    let delta = ps.count - min;
+    let try_count = |reduction: i32, tree: &mut Tree| -> Option<(Assigned, Vec<Victim>)> {
+        let mut counts = full.clone();
+        counts[idx] = ps.count - reduction;
+        let a = assigner.assign(tree, Some(&counts));
+        match a.mode() {
+            FitMode::Fit => Some((a, Vec::new())),
+            FitMode::NoFit => None,
+            _ => {
+                let t = targets_for(view, tree, wl, cq, &a);
+                (!t.is_empty()).then_some((a, t))
+            }
+        }
+    };
+    // Smallest reduction in 1..=delta that works (monotonic, as upstream's sort.Search).
+    let (mut lo, mut hi) = (1, delta + 1);
+    let mut found = None;
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        match try_count(mid, tree) {
+            Some(r) => {
+                found = Some((mid, r));
+                hi = mid;
+            }
+            None => lo = mid + 1,
+        }
+    }
+    match found {
+        Some((r, res)) if r == lo => Some(res),
+        _ if lo <= delta => try_count(lo, tree),
+        _ => None,
+    }
+}

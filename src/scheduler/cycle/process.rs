@@ -1,0 +1,240 @@
+//! Step 4 of a cycle: processing one entry, in order. An entry that fits is admitted; one
+//! that needs preemption issues it (unless an earlier entry took its victims or the room it
+//! counted on) and holds its capacity for the rest of the cycle; one without candidates may
+//! hold capacity too, so lower entries do not take it.
+
+use super::{CycleState, Entry, Status};
+use crate::scheduler::decision::{
+    CycleOutcome, Decision, FitMode, PendingDetail, PendingReason, Target, WorkloadDecision,
+};
+use crate::scheduler::flavor_assigner::Assigned;
+use crate::scheduler::guard::WhatIf;
+use crate::scheduler::id::{CqId, FrId, WlId};
+use crate::scheduler::message;
+use crate::scheduler::model::{Admission, Millis, PodSetAdmission, PreemptionPolicy};
+use crate::scheduler::preemption::Victim;
+use crate::scheduler::quantity::Amount;
+use crate::scheduler::queue::RequeueReason;
+use crate::scheduler::state::{Engine, Holding};
+use std::collections::BTreeSet;
+
+impl Engine {
+    /// Admits, preempts for, or skips one entry, recording why on the entry.
+    pub(super) fn process(
+        &mut self,
+        e: &mut Entry,
+        state: &mut CycleState,
+        now: Millis,
+        outcome: &mut CycleOutcome,
+    ) {
+        let Some(assigned) = e.assigned.as_ref() else {
+            return;
+        };
+        let mode = assigned.mode();
+        let node = self.cqs[e.cq].node;
+        if mode == FitMode::NoFit {
+            e.requeue = RequeueReason::NoFit;
+            e.reason = assigned
+                .no_fit_reason
+                .unwrap_or(PendingReason::WaitingForQuota);
+            return;
+        }
+        if mode != FitMode::Fit && e.targets.is_empty() {
+            e.requeue = RequeueReason::PreemptionNoCandidates;
+            e.reason = PendingReason::WaitingForQuota;
+            e.detail = PendingDetail::NoCandidates;
+            if self.cqs[e.cq].spec.preemption.reclaim_within_cohort != PreemptionPolicy::Any {
+                let reserve = self.capacity_to_reserve(e.cq, assigned);
+                self.tree.add_usages(node, &reserve);
+                state.reserved.push((node, reserve));
+            }
+            return;
+        }
+        if e.targets.iter().any(|t| state.preempted.contains(&t.wl)) {
+            e.status = Status::Skipped;
+            e.message = message::OVERLAPPING_TARGETS.to_string();
+            e.reason = PendingReason::WaitingForQuota;
+            e.detail = PendingDetail::OverlappingTargets;
+            return;
+        }
+        let usage = assigned.usage.clone();
+        if !self.fits_after_removals(e.cq, &usage, &state.preempted, &e.targets, now) {
+            e.status = Status::Skipped;
+            e.message = message::NO_LONGER_FITS.to_string();
+            e.reason = PendingReason::WaitingForQuota;
+            e.detail = PendingDetail::NoLongerFits;
+            return;
+        }
+        state.preempted.extend(e.targets.iter().map(|t| t.wl));
+        self.tree.add_usages(node, &usage);
+        if mode != FitMode::Fit {
+            state.reserved.push((node, usage));
+            self.issue_preemptions(e, now, outcome);
+            return;
+        }
+        self.admit(e, usage, now, outcome);
+    }
+
+    /// Upstream's `resourcesToReserve` for a preemptor without candidates.
+    fn capacity_to_reserve(&self, cq: CqId, assigned: &Assigned) -> Vec<(FrId, Amount)> {
+        let node = &self.tree.nodes[self.cqs[cq].node];
+        assigned
+            .usage
+            .iter()
+            .map(|&(fr, v)| {
+                let q = node.quota[fr];
+                let used = node.usage[fr];
+                let r = if assigned.borrowing > 0 {
+                    match q.borrowing_limit {
+                        None => v,
+                        Some(bl) => v.min(q.nominal + bl - used),
+                    }
+                } else {
+                    v.min(q.nominal - used)
+                };
+                (fr, r.max(Amount::ZERO))
+            })
+            .collect()
+    }
+
+    /// Does `usage` still fit with every victim chosen so far in the cycle, and this entry's
+    /// own, taken out?
+    fn fits_after_removals(
+        &mut self,
+        cq: CqId,
+        usage: &[(FrId, Amount)],
+        preempted: &BTreeSet<WlId>,
+        targets: &[Victim],
+        now: Millis,
+    ) -> bool {
+        let removed: Vec<WlId> = preempted
+            .iter()
+            .copied()
+            .chain(
+                targets
+                    .iter()
+                    .map(|t| t.wl)
+                    .filter(|w| !preempted.contains(w)),
+            )
+            .collect();
+        let mut tree = std::mem::take(&mut self.tree);
+        let fits = {
+            let view = self.view(now);
+            let mut without_victims = WhatIf::new(&mut tree);
+            for &w in &removed {
+                without_victims.take_out(&view, w);
+            }
+            let node = view.cq_node(cq);
+            usage
+                .iter()
+                .all(|&(fr, v)| without_victims.available(node, fr) >= v)
+        };
+        self.tree = tree;
+        fits
+    }
+
+    /// Marks the victims evicted and records the `Preempting` decision; the entry waits.
+    fn issue_preemptions(&mut self, e: &mut Entry, now: Millis, outcome: &mut CycleOutcome) {
+        let preemptor = &self.wl(e.wl).w;
+        let preemptor_path = &self.cqs[e.cq].path;
+        let mut targets = Vec::with_capacity(e.targets.len());
+        for v in &e.targets {
+            let victim = self.wl(v.wl);
+            let victim_cq = victim.holding.as_ref().map_or(e.cq, |h| h.cq);
+            let message = message::preempted(
+                &preemptor.uid,
+                preemptor.job_uid.as_deref(),
+                v.reason,
+                preemptor_path,
+                &self.cqs[victim_cq].path,
+            );
+            targets.push(Target {
+                workload: victim.key.clone(),
+                cluster_queue: self.cqs[victim_cq].name.clone(),
+                reason: v.reason,
+                priority: victim.priority(),
+                message,
+            });
+        }
+        for v in &e.targets {
+            self.wl_mut(v.wl).evicted = true;
+        }
+        self.epoch += 1;
+        let message = message::pending_preemption(&e.message, targets.len());
+        e.preempting = true;
+        e.clear_last = true;
+        e.requeue = RequeueReason::PendingPreemption;
+        e.reason = PendingReason::WaitingForPreemptedWorkloads;
+        e.message = message.clone();
+        let view = self.view(now);
+        let assignment = e
+            .assigned
+            .as_ref()
+            .map(|a| a.to_report(&view))
+            .unwrap_or_default();
+        outcome.decisions.push(WorkloadDecision {
+            workload: self.wl(e.wl).key.clone(),
+            decision: Decision::Preempting {
+                cluster_queue: self.cqs[e.cq].name.clone(),
+                assignment,
+                targets,
+                message,
+            },
+        });
+    }
+
+    /// Reserves quota: the workload holds `usage` in its ClusterQueue from now on.
+    fn admit(
+        &mut self,
+        e: &mut Entry,
+        usage: Vec<(FrId, Amount)>,
+        now: Millis,
+        outcome: &mut CycleOutcome,
+    ) {
+        e.status = Status::Admitted;
+        let report = {
+            let view = self.view(now);
+            e.assigned
+                .as_ref()
+                .map(|a| a.to_report(&view))
+                .unwrap_or_default()
+        };
+        let admission = Admission {
+            cluster_queue: self.cqs[e.cq].name.clone(),
+            pod_sets: report
+                .pod_sets
+                .iter()
+                .map(|ps| PodSetAdmission {
+                    name: ps.name.clone(),
+                    flavors: ps
+                        .flavors
+                        .iter()
+                        .map(|(r, f, _)| (r.clone(), f.clone()))
+                        .collect(),
+                    resource_usage: ps.resource_usage.iter().cloned().collect(),
+                    count: ps.count,
+                })
+                .collect(),
+        };
+        self.queues[e.cq].remove(&e.key);
+        self.cqs[e.cq].holding.insert(e.wl);
+        self.epoch += 1;
+        let cq = e.cq;
+        let st = self.wl_mut(e.wl);
+        st.holding = Some(Holding { cq, usage });
+        st.evicted = false;
+        st.reserved_at = Some(now);
+        st.last = None;
+        st.w.admission = Some(admission);
+        st.w.quota_reserved_at = Some(now);
+        st.w.admitted = true;
+        st.w.evicted = false;
+        outcome.decisions.push(WorkloadDecision {
+            workload: self.wl(e.wl).key.clone(),
+            decision: Decision::Admitted {
+                cluster_queue: self.cqs[e.cq].name.clone(),
+                assignment: report,
+            },
+        });
+    }
+}
