@@ -493,7 +493,7 @@ fn a_workload_the_api_server_refuses_to_create_is_reported_on_the_job_and_retrie
         "Could not create the Workload (retrying): admission webhook \"x\" denied the request: no"
             .to_string(),
     );
-    assert_eq!(world.events_of("train"), [expected.clone()]);
+    assert_eq!(world.events_of("train"), std::slice::from_ref(&expected));
     assert_eq!(
         world.job("ns", "train").spec.as_ref().unwrap().suspend,
         Some(true),
