@@ -51,7 +51,13 @@ pub struct RunControllerArgs {
 
 pub fn run(global: &GlobalArgs, args: RunControllerArgs) -> CliResult {
     let raw = match &args.config {
-        Some(path) => Some(controller::read_config(path)?),
+        Some(path) => {
+            let (config, warnings) = crate::manifests::load_configuration(path)?;
+            for w in warnings {
+                tracing::warn!("{w}");
+            }
+            Some(config)
+        }
         None => None,
     };
     let leader_elect = args

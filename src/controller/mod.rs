@@ -22,7 +22,6 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use anyhow::Context;
 use kube::Client;
 
 use crate::api::config::Configuration;
@@ -184,25 +183,4 @@ pub fn own_namespace() -> Option<String> {
         .ok()
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty())
-}
-
-/// Reads a Configuration file (`config.kueue.x-k8s.io/v1beta1`), strictly like upstream.
-pub fn read_config(path: &str) -> anyhow::Result<Configuration> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {path}"))?;
-    let cfg: Configuration =
-        crate::api::from_yaml_str(&text).map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
-    if let Some(v) = cfg.api_version.as_deref()
-        && v != crate::api::config::CONFIG_API_VERSION
-    {
-        anyhow::bail!(
-            "{path}: apiVersion {v} is not supported (use {})",
-            crate::api::config::CONFIG_API_VERSION
-        );
-    }
-    if let Some(k) = cfg.kind.as_deref()
-        && k != crate::api::config::CONFIG_KIND
-    {
-        anyhow::bail!("{path}: kind {k} is not a Configuration");
-    }
-    Ok(cfg)
 }

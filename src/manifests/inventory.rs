@@ -165,7 +165,7 @@ impl Inventory {
                         .object(id));
                     }
                     inv.config = Some(Sourced {
-                        obj: read_config(&doc, &id, version)?,
+                        obj: read_config(&doc, &id, version, &mut inv.warnings)?,
                         origin,
                     });
                 }

@@ -13,6 +13,7 @@ use super::inventory::{Inventory, Sourced};
 use super::key::ObjectKey;
 use super::sources::KueueKind;
 use crate::api::config::Configuration;
+use crate::api::config::support;
 use crate::api::v1beta2 as v2;
 use crate::api::{KueueVersion, convert};
 
@@ -142,17 +143,43 @@ fn check_topology(wl: &v2::Workload) -> Result<(), crate::api::FieldError> {
 }
 
 /// Reads a Configuration written in `version`: a v1beta1 one as written, a v1beta2 one with
-/// v1beta2's defaults applied and converted, as upstream loads it.
+/// v1beta2's defaults applied and converted, as upstream loads it. A field we do not act on
+/// that would change decisions refuses it ([`support`]); the fields accepted but not acted on
+/// are added to `warnings`.
 pub(super) fn read_config(
     doc: &Document,
     id: &str,
     version: KueueVersion,
+    warnings: &mut Vec<String>,
 ) -> Result<Configuration, InputError> {
-    match version {
-        KueueVersion::V1beta1 => typed(doc, id),
-        KueueVersion::V1beta2 => Ok(convert::config::internal_from_v1beta2(
-            typed(doc, id)?,
-            None,
-        )),
+    let (config, found) = match version {
+        KueueVersion::V1beta1 => {
+            let config = typed(doc, id)?;
+            let found = support::check(&config);
+            (config, found)
+        }
+        KueueVersion::V1beta2 => {
+            let written: v2::config::Configuration = typed(doc, id)?;
+            let mut found = support::check(&convert::config::to_v1beta1(&written));
+            if written.wait_for_pods_ready.is_none() {
+                found.warnings.insert(0, support::pods_ready_by_default());
+            }
+            (convert::config::internal_from_v1beta2(written, None), found)
+        }
+    };
+    let finding = |f: &support::Finding| {
+        InputError::new(&doc.origin, f.message.clone())
+            .object(id)
+            .field(f.field.clone())
+    };
+    if let Some((first, rest)) = found.refused.split_first() {
+        let mut e = finding(first);
+        if !rest.is_empty() {
+            let others: Vec<&str> = rest.iter().map(|f| f.field.as_str()).collect();
+            e.message = format!("{} (also not supported: {})", e.message, others.join(", "));
+        }
+        return Err(e);
     }
+    warnings.extend(found.warnings.iter().map(|f| finding(f).to_string()));
+    Ok(config)
 }

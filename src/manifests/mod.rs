@@ -32,3 +32,43 @@ pub fn load(paths: &[String]) -> Result<Inventory, LoadError> {
     let docs = documents::read_all(paths)?;
     Ok(Inventory::from_documents(docs)?)
 }
+
+/// Reads a controller Configuration file (`run-controller --config`): one
+/// `config.kueue.x-k8s.io` v1beta1 or v1beta2 Configuration and nothing else, read and checked
+/// exactly as `simulate -f` reads one. Returns it with the warnings about fields accepted but
+/// not acted on.
+pub fn load_configuration(
+    path: &str,
+) -> Result<(crate::api::config::Configuration, Vec<String>), LoadError> {
+    let inv = load(&[path.to_string()])?;
+    let at = |message: &str| {
+        LoadError::Input(Box::new(InputError::new(
+            &Origin {
+                file: path.to_string(),
+                document: 1,
+                order: 0,
+            },
+            message,
+        )))
+    };
+    let others = inv.flavors.len()
+        + inv.cohorts.len()
+        + inv.cluster_queues.len()
+        + inv.local_queues.len()
+        + inv.priority_classes.len()
+        + inv.workloads.len()
+        + inv.jobs.len()
+        + inv.namespaces.len()
+        + inv.nodes.len();
+    if others > 0 {
+        return Err(at(&format!(
+            "a configuration file holds one Configuration and nothing else ({others} other object(s) found)"
+        )));
+    }
+    match inv.config {
+        Some(c) => Ok((c.obj, inv.warnings)),
+        None => Err(at(
+            "no Configuration in the file (apiVersion config.kueue.x-k8s.io/v1beta1 or v1beta2, kind Configuration)",
+        )),
+    }
+}

@@ -4,6 +4,7 @@
 
 use super::key::WorkloadKey;
 use super::labels::Taint;
+use super::model::{Admission, PodSetAdmission};
 use super::quantity::Amount;
 
 /// Upstream v0.19's `QuotaReserved=False` reasons, plus `Unsupported` for features we
@@ -219,6 +220,29 @@ pub struct Assignment {
     pub usage: Vec<(String, String, Amount)>,
     /// The pending reason when some podSet fits nowhere (`ExceedsMaxQuota`...).
     pub no_fit_reason: Option<PendingReason>,
+}
+
+impl Assignment {
+    /// The `status.admission` this assignment makes in `cluster_queue`.
+    pub fn admission(&self, cluster_queue: &str) -> Admission {
+        Admission {
+            cluster_queue: cluster_queue.to_string(),
+            pod_sets: self
+                .pod_sets
+                .iter()
+                .map(|ps| PodSetAdmission {
+                    name: ps.name.clone(),
+                    flavors: ps
+                        .flavors
+                        .iter()
+                        .map(|(r, f, _)| (r.clone(), f.clone()))
+                        .collect(),
+                    resource_usage: ps.resource_usage.iter().cloned().collect(),
+                    count: ps.count,
+                })
+                .collect(),
+        }
+    }
 }
 
 /// A workload chosen for preemption.

@@ -14,12 +14,13 @@ use super::runner::RunReport;
 use super::written::{self, OutputVersion};
 use crate::api::workload_status::condition;
 use crate::api::{Workload, WorkloadStatus};
+use crate::manifests::key::ObjectKey;
 use crate::manifests::{Converted, Inventory};
 use crate::scheduler::decision::{Decision, PreemptionReason};
 use crate::scheduler::key::WorkloadKey;
-use crate::scheduler::model::Millis;
+use crate::scheduler::model::{self, Millis};
 use crate::scheduler::{Engine, PendingReason};
-use crate::status::{self, cluster_queue_with_status, local_queue_with_status, set_condition};
+use crate::status::{self, cluster_queue_with_status, local_queue_with_status};
 
 /// What happened to each workload over the run.
 #[derive(Debug, Clone, Default)]
@@ -59,20 +60,55 @@ impl History {
     }
 }
 
-/// The final status of one Workload object.
-pub fn workload_status(
+/// What the run did to one workload, in order: what the controller writes for each.
+#[derive(Debug, Clone)]
+enum Step {
+    Admitted(model::Admission),
+    /// Preempted; offline its pods are gone at once, so the reservation goes too.
+    Preempted {
+        reason: PreemptionReason,
+        message: String,
+    },
+}
+
+/// Every workload's steps over the run, by key.
+fn steps(report: &RunReport) -> BTreeMap<&WorkloadKey, Vec<Step>> {
+    let mut out: BTreeMap<&WorkloadKey, Vec<Step>> = BTreeMap::new();
+    for (_, d) in &report.decisions {
+        match &d.decision {
+            Decision::Admitted {
+                cluster_queue,
+                assignment,
+            } => out
+                .entry(&d.workload)
+                .or_default()
+                .push(Step::Admitted(assignment.admission(cluster_queue))),
+            Decision::Preempting { targets, .. } => {
+                for t in targets {
+                    out.entry(&t.workload).or_default().push(Step::Preempted {
+                        reason: t.reason,
+                        message: t.message.clone(),
+                    });
+                }
+            }
+            Decision::Pending { .. } => {}
+        }
+    }
+    out
+}
+
+/// The final status of one Workload object: its status as read, then each step of the run
+/// written as the controller writes it (so a workload preempted and admitted again carries
+/// `Evicted`/`Preempted` reset with `Previously: ...`, `Requeued` and its eviction count),
+/// then, when it ends pending, why.
+fn workload_status(
     object: &Workload,
     engine: &Engine,
     report: &RunReport,
-    history: &History,
-    drained: &BTreeMap<String, (String, String)>,
+    steps: &[Step],
     now: Millis,
 ) -> WorkloadStatus {
-    let id = WorkloadKey::new(
-        object.metadata.namespace.as_deref().unwrap_or("default"),
-        object.metadata.name.as_deref().unwrap_or(""),
-    );
-    let key = id.to_string();
+    let id = ObjectKey::workload(&object.metadata);
     let mut st = object.status.clone().unwrap_or_default();
     let Some(w) = engine.workload(&id) else {
         return st;
@@ -80,35 +116,23 @@ pub fn workload_status(
     if w.finished {
         return st;
     }
-    let conds = &mut st.conditions;
-    if engine.holding_queue(&id).is_some() {
-        if history.admitted.contains_key(&key) {
-            // The admission names the ClusterQueue that holds the quota.
-            let adm = w.admission.as_ref().expect("holding implies admission");
-            status::admit(&mut st, adm, now);
+    for step in steps {
+        match step {
+            Step::Admitted(admission) => status::admit(&mut st, admission, now),
+            Step::Preempted { reason, message } => {
+                status::evict(&mut st, *reason, message, now);
+                status::release(&mut st, now);
+            }
         }
+    }
+    if engine.holding_queue(&id).is_some() {
         return st;
     }
-    // Pending.
-    if let Some((reason, message)) = drained.get(&key) {
-        st.admission = None;
-        set_condition(conds, condition::EVICTED, true, reason, message, now);
-        set_condition(conds, condition::REQUEUED, false, reason, message, now);
-    }
-    if let Some((_, reason, message)) = history.preempted.get(&key) {
-        st.admission = None;
-        set_condition(conds, condition::EVICTED, true, "Preempted", message, now);
-        set_condition(
-            conds,
-            condition::PREEMPTED,
-            true,
-            reason.as_str(),
-            message,
-            now,
-        );
-        set_condition(conds, condition::REQUEUED, true, "Preempted", message, now);
-    }
+    let conds = &mut st.conditions;
     let (reason, message) = match engine.blocked_reason(&id) {
+        // The controller writes nothing for a deactivated Workload: its status stays as the
+        // eviction left it.
+        Some(b) if b.reason == PendingReason::Deactivated => return st,
         Some(b) => (b.reason, b.message),
         None => match report.last_decisions().get(&id) {
             Some(Decision::Pending {
@@ -134,6 +158,7 @@ pub fn workload_status(
     };
     // Offline messages are kept whole (nothing is sent to an API server).
     status::not_admitted(conds, reason.as_str(), &message, now);
+    st.admission = None;
     st.resource_requests = status::resource_requests(w);
     st
 }
@@ -145,17 +170,16 @@ pub fn output_list(
     converted: &Converted,
     engine: &Engine,
     report: &RunReport,
-    drained: &BTreeMap<String, (String, String)>,
     now: Millis,
     choice: OutputVersion,
 ) -> serde_json::Value {
-    let history = History::from_report(report);
+    let steps = steps(report);
     let mut items = Vec::new();
     for e in &converted.workloads {
         let mut obj = e.object.clone();
-        obj.status = Some(workload_status(
-            &obj, engine, report, &history, drained, now,
-        ));
+        let key = ObjectKey::workload(&obj.metadata);
+        let done = steps.get(&key).map(Vec::as_slice).unwrap_or_default();
+        obj.status = Some(workload_status(&obj, engine, report, done, now));
         items.push(written::workload(&obj, &inv.sources, choice));
     }
     for cq in &inv.cluster_queues {

@@ -1,15 +1,21 @@
-//! A simulation from input objects: apply `--set` edits, convert, release workloads that
-//! were already being evicted (no pods to drain offline), run to a fixpoint, and keep
+//! A simulation from input objects: apply `--set` edits, convert, apply the workload
+//! controller's rules to the Workloads as read (deactivated or drained by a stopped queue:
+//! evicted; back in the queue once the queue runs again: requeued; evicted: the reservation
+//! released at once, as there are no pods to wait for offline), run to a fixpoint, and keep
 //! everything needed to print the result.
+//!
+//! The rules are the controller's own ([`crate::policy::workload`] and [`crate::status`]), so
+//! a state the controller would change on its next look is changed here the same way.
 
 use super::edits::{Edit, EditError};
 use super::result::output_list;
 use super::runner::{RunReport, run_to_fixpoint};
 use super::written::OutputVersion;
 use crate::manifests::{ConvertOptions, Converted, InputError, Inventory, convert};
+use crate::policy::workload::{QueueTransition, queue_transition};
 use crate::scheduler::Engine;
-use crate::scheduler::key::WorkloadKey;
-use crate::scheduler::model::{Millis, StopPolicy};
+use crate::scheduler::model::{ClusterState, Millis};
+use crate::status::{self, WorkloadView};
 
 #[derive(Debug)]
 pub enum SimulateError {
@@ -30,9 +36,6 @@ impl std::error::Error for SimulateError {}
 
 /// The state before and after a run.
 pub struct Simulation {
-    /// Workloads drained before the run because their queue is stopped with HoldAndDrain:
-    /// key -> (Evicted reason, message).
-    pub drained: std::collections::BTreeMap<String, (String, String)>,
     pub inventory: Inventory,
     pub converted: Converted,
     /// The engine as built from the input, before any cycle.
@@ -53,54 +56,17 @@ impl Simulation {
             e.apply(&mut inventory).map_err(SimulateError::Edit)?;
         }
         let converted = convert(&inventory, opts).map_err(SimulateError::Input)?;
+        // The workload controller's rules, level-triggered on the objects as read; when any
+        // applies, the picture is read again from the changed objects.
+        let converted = if workload_controller(&mut inventory, &converted.state, opts.now) {
+            convert(&inventory, opts).map_err(SimulateError::Input)?
+        } else {
+            converted
+        };
         let mut engine = Engine::new(converted.state.clone());
-        let evicting: Vec<WorkloadKey> = engine
-            .workloads()
-            .filter(|w| w.evicted && w.admission.is_some())
-            .map(|w| w.key())
-            .collect();
-        for key in &evicting {
-            engine.release(key);
-        }
-        // HoldAndDrain evicts what a stopped queue admitted; offline there are no pods to wait for.
-        let mut drained = std::collections::BTreeMap::new();
-        let state = &converted.state;
-        let holding: Vec<(WorkloadKey, String, String, String)> = engine
-            .workloads()
-            .filter_map(|w| {
-                Some((
-                    w.key(),
-                    w.admission.as_ref()?.cluster_queue.clone(),
-                    w.namespace.clone(),
-                    w.queue_name.clone(),
-                ))
-            })
-            .collect();
-        for (key, cq, ns, lq) in holding {
-            let cq_drains = state
-                .cluster_queues
-                .get(&cq)
-                .is_some_and(|c| c.stop_policy == StopPolicy::HoldAndDrain);
-            let lq_drains = state
-                .local_queues
-                .get(&(ns, lq))
-                .is_some_and(|l| l.stop_policy == StopPolicy::HoldAndDrain);
-            let why = if cq_drains {
-                Some(("ClusterQueueStopped", "The ClusterQueue is stopped"))
-            } else if lq_drains {
-                Some(("LocalQueueStopped", "The LocalQueue is stopped"))
-            } else {
-                None
-            };
-            if let Some((reason, message)) = why {
-                engine.release(&key);
-                drained.insert(key.to_string(), (reason.to_string(), message.to_string()));
-            }
-        }
         let before = engine.clone();
         let report = run_to_fixpoint(&mut engine, opts.now);
         Ok(Simulation {
-            drained,
             inventory,
             converted,
             before,
@@ -123,9 +89,33 @@ impl Simulation {
             &self.converted,
             &self.after,
             &self.report,
-            &self.drained,
             self.now,
             choice,
         )
     }
+}
+
+/// Applies the workload controller's transitions to every Workload object in `inventory`
+/// (`queues`: the picture converted from it). True when any Workload changed.
+fn workload_controller(inventory: &mut Inventory, queues: &ClusterState, now: Millis) -> bool {
+    let mut changed = false;
+    for w in &mut inventory.workloads {
+        let mut status = match queue_transition(&w.obj, queues, now) {
+            Some(QueueTransition::Evict(e)) => e.status,
+            Some(QueueTransition::Requeue(r)) => r.status,
+            None => match w.obj.status.clone() {
+                Some(st) => st,
+                None => continue,
+            },
+        };
+        let before = w.obj.status.replace(status.clone());
+        let view = WorkloadView::of(&w.obj);
+        if view.evicted.is_some() && view.has_reservation && !view.finished {
+            // No pods to wait for: the reservation goes at once.
+            status::release(&mut status, now);
+            w.obj.status = Some(status);
+        }
+        changed |= before != w.obj.status;
+    }
+    changed
 }

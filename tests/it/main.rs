@@ -21,6 +21,7 @@ mod api_v1beta2_roundtrip;
 mod architecture;
 mod bad_input_fuzz;
 mod cli_completion;
+mod cli_config;
 mod cli_errors;
 mod cli_explain;
 mod cli_help;

@@ -13,6 +13,7 @@
 
 mod defaults;
 pub mod duration;
+pub mod support;
 
 use std::collections::BTreeMap;
 

@@ -11,7 +11,7 @@ use crate::scheduler::flavor_assigner::Assigned;
 use crate::scheduler::guard::WhatIf;
 use crate::scheduler::id::{CqId, FrId, WlId};
 use crate::scheduler::message;
-use crate::scheduler::model::{Admission, Millis, PodSetAdmission, PreemptionPolicy};
+use crate::scheduler::model::{Millis, PreemptionPolicy};
 use crate::scheduler::preemption::Victim;
 use crate::scheduler::quantity::Amount;
 use crate::scheduler::queue::RequeueReason;
@@ -199,23 +199,7 @@ impl Engine {
                 .map(|a| a.to_report(&view))
                 .unwrap_or_default()
         };
-        let admission = Admission {
-            cluster_queue: self.cqs[e.cq].name.clone(),
-            pod_sets: report
-                .pod_sets
-                .iter()
-                .map(|ps| PodSetAdmission {
-                    name: ps.name.clone(),
-                    flavors: ps
-                        .flavors
-                        .iter()
-                        .map(|(r, f, _)| (r.clone(), f.clone()))
-                        .collect(),
-                    resource_usage: ps.resource_usage.iter().cloned().collect(),
-                    count: ps.count,
-                })
-                .collect(),
-        };
+        let admission = report.admission(&self.cqs[e.cq].name);
         self.queues[e.cq].remove(&e.key);
         self.cqs[e.cq].holding.insert(e.wl);
         self.epoch += 1;

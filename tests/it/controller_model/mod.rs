@@ -7,6 +7,7 @@
 
 mod builders;
 mod jobs;
+mod parity;
 mod trust;
 mod world;
 

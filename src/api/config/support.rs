@@ -1,0 +1,298 @@
+//! Which parts of a `Configuration` this product acts on. No field is ignored in silence:
+//! a field that would make upstream Kueue decide differently from us (a feature we do not
+//! implement, switched on) refuses the file, naming the field; a field that only configures
+//! upstream's own machinery (its webhook server, certificates, pprof, controller-runtime
+//! tuning) or that upstream itself drops is accepted with a warning naming it.
+//!
+//! Acted on (no finding): `namespace`, `leaderElection`, `metrics.bindAddress`,
+//! `metrics.enableClusterQueueResources`, `health`, `clientConnection`,
+//! `manageJobsWithoutQueueName`, `managedJobsNamespaceSelector`, `fairSharing`,
+//! `resources.excludeResourcePrefixes`, `resources.quotaCheckStrategy`,
+//! `integrations.frameworks` with `batch/job`, the `ConcurrentAdmission` feature gate.
+//!
+//! Data in (the internal Configuration as written, before defaults: a v1beta2 file is
+//! checked on its conversion without v1beta2's defaults, which switch `waitForPodsReady` and
+//! more on; that one is a warning, [`pods_ready_by_default`]), findings out.
+
+use super::Configuration;
+
+/// One field and what we do not do with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// The field path, as written in the file.
+    pub field: String,
+    pub message: String,
+}
+
+/// The findings of [`check`]: fields that refuse the file, fields accepted with a warning.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Support {
+    pub refused: Vec<Finding>,
+    pub warnings: Vec<Finding>,
+}
+
+/// Feature gates whose setting we act on.
+const GATES_ACTED_ON: &[&str] = &["ConcurrentAdmission"];
+
+/// The job framework we integrate.
+const BATCH_JOB: &str = "batch/job";
+
+impl Support {
+    fn refuse(&mut self, field: &str, message: impl Into<String>) {
+        self.refused.push(Finding {
+            field: field.to_string(),
+            message: message.into(),
+        });
+    }
+
+    fn warn(&mut self, field: &str, message: impl Into<String>) {
+        self.warnings.push(Finding {
+            field: field.to_string(),
+            message: message.into(),
+        });
+    }
+}
+
+/// What of `c` (the fields as written, before any defaulting) we do not act on.
+pub fn check(c: &Configuration) -> Support {
+    let mut s = Support::default();
+    features_we_lack(c, &mut s);
+    integrations(c, &mut s);
+    upstream_machinery(c, &mut s);
+    s
+}
+
+const PODS_READY: &str = "kubectl-kueue does not evict workloads whose pods are not ready in \
+                          time (PodsReadyTimeout) nor hold admissions until they are";
+
+/// The warning for a v1beta2 file without `waitForPodsReady`: v1beta2's defaults switch it on.
+pub fn pods_ready_by_default() -> Finding {
+    Finding {
+        field: "waitForPodsReady".to_string(),
+        message: format!("on by v1beta2's defaults (not written in the file): {PODS_READY}"),
+    }
+}
+
+/// Features that change what is admitted or evicted: on, they refuse the file.
+fn features_we_lack(c: &Configuration, s: &mut Support) {
+    if c.wait_for_pods_ready.as_ref().is_some_and(|w| w.enable) {
+        s.refuse(
+            "waitForPodsReady",
+            format!("not supported: {PODS_READY}; remove it (v1beta2) or set enable: false"),
+        );
+    }
+    if c.admission_fair_sharing.is_some() {
+        s.refuse(
+            "admissionFairSharing",
+            "not supported: kubectl-kueue does not order workloads by their LocalQueue's past usage",
+        );
+    }
+    if c.multi_kueue.is_some() {
+        s.refuse(
+            "multiKueue",
+            "not supported: kubectl-kueue does not dispatch workloads to worker clusters",
+        );
+    }
+    if let Some(r) = &c.resources {
+        if !r.transformations.is_empty() {
+            s.refuse(
+                "resources.transformations",
+                "not supported: kubectl-kueue counts requested resources as requested",
+            );
+        }
+        if r.device_class_mappings.as_ref().is_some_and(non_empty) {
+            s.refuse(
+                "resources.deviceClassMappings",
+                "not supported: kubectl-kueue does not count dynamic resource allocation (DRA) claims",
+            );
+        }
+    }
+    if c.object_retention_policies.as_ref().is_some_and(non_empty) {
+        s.refuse(
+            "objectRetentionPolicies",
+            "not supported: kubectl-kueue does not delete finished or deactivated Workloads",
+        );
+    }
+    if let Some(m) = &c.metrics {
+        if m.custom_labels.as_ref().is_some_and(non_empty) {
+            s.refuse(
+                "metrics.customLabels",
+                "not supported: kubectl-kueue's metrics carry upstream's labels only",
+            );
+        }
+        if m.local_queue_metrics.as_ref().is_some_and(|l| l.enable) {
+            s.warn(
+                "metrics.localQueueMetrics",
+                "LocalQueue metrics (kueue_local_queue_*) are not exported yet",
+            );
+        }
+    }
+    for (gate, on) in &c.feature_gates {
+        if !GATES_ACTED_ON.contains(&gate.as_str()) {
+            s.warn(
+                &format!("featureGates.{gate}"),
+                format!("set to {on}, but kubectl-kueue does not read this gate; it behaves as upstream v0.19 does with the gate at its default"),
+            );
+        }
+    }
+}
+
+/// Which jobs are managed: only batch/v1 Jobs are.
+fn integrations(c: &Configuration, s: &mut Support) {
+    let Some(i) = &c.integrations else { return };
+    if !i.frameworks.is_empty() && !i.frameworks.iter().any(|f| f == BATCH_JOB) {
+        s.refuse(
+            "integrations.frameworks",
+            format!(
+                "kubectl-kueue integrates {BATCH_JOB} only, and this list leaves it out ({})",
+                i.frameworks.join(", ")
+            ),
+        );
+    }
+    let others: Vec<&str> = i
+        .frameworks
+        .iter()
+        .map(String::as_str)
+        .filter(|f| *f != BATCH_JOB)
+        .collect();
+    if !others.is_empty() && i.frameworks.iter().any(|f| f == BATCH_JOB) {
+        s.warn(
+            "integrations.frameworks",
+            format!(
+                "not integrated, their objects are not managed: {}",
+                others.join(", ")
+            ),
+        );
+    }
+    if !i.external_frameworks.is_empty() {
+        s.refuse(
+            "integrations.externalFrameworks",
+            "not supported: kubectl-kueue manages batch/v1 Jobs only",
+        );
+    }
+    if !i.label_keys_to_copy.is_empty() {
+        s.refuse(
+            "integrations.labelKeysToCopy",
+            "not supported: kubectl-kueue does not copy Job labels to Workloads",
+        );
+    }
+}
+
+/// Settings of upstream's own servers and libraries: nothing of ours to configure.
+fn upstream_machinery(c: &Configuration, s: &mut Support) {
+    let ignored = "configures upstream Kueue's own process; kubectl-kueue ignores it";
+    if c.webhook.is_some() {
+        s.warn("webhook", format!("{ignored} (it runs no webhook server)"));
+    }
+    if c.internal_cert_management.is_some() {
+        s.warn("internalCertManagement", ignored);
+    }
+    if c.tls.is_some() {
+        s.warn("tls", ignored);
+    }
+    if c.pprof_bind_address
+        .as_deref()
+        .is_some_and(|a| !a.is_empty())
+    {
+        s.warn("pprofBindAddress", ignored);
+    }
+    if c.controller.is_some() {
+        s.warn(
+            "controller",
+            format!("{ignored} (controller-runtime tuning)"),
+        );
+    }
+    if c.queue_visibility.is_some() {
+        s.warn(
+            "queueVisibility",
+            "deprecated, and dropped by upstream Kueue too",
+        );
+    }
+}
+
+fn non_empty(v: &serde_json::Value) -> bool {
+    match v {
+        serde_json::Value::Null => false,
+        serde_json::Value::Array(a) => !a.is_empty(),
+        serde_json::Value::Object(o) => o.values().any(non_empty),
+        _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(yaml: &str) -> Configuration {
+        crate::api::from_yaml_str(yaml).expect("valid Configuration")
+    }
+
+    fn fields(f: &[Finding]) -> Vec<&str> {
+        f.iter().map(|f| f.field.as_str()).collect()
+    }
+
+    #[test]
+    fn what_we_act_on_gives_no_finding() {
+        let c = config(
+            "apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\nnamespace: kueue-system\nleaderElection: {leaderElect: true}\nmetrics: {bindAddress: ':8443', enableClusterQueueResources: true}\nhealth: {healthProbeBindAddress: ':8081'}\nclientConnection: {qps: 50, burst: 100}\nmanageJobsWithoutQueueName: true\nfairSharing: {enable: true}\nresources: {excludeResourcePrefixes: [example.com/]}\nintegrations: {frameworks: [batch/job]}\nwaitForPodsReady: {enable: false}\nfeatureGates: {ConcurrentAdmission: false}\n",
+        );
+        assert_eq!(check(&c), Support::default());
+    }
+
+    #[test]
+    fn features_that_change_decisions_refuse_the_file() {
+        let c = config(
+            "waitForPodsReady: {enable: true}\nadmissionFairSharing: {usageHalfLifeTime: 1h}\nmultiKueue: {gcInterval: 1m}\nresources: {transformations: [{input: nvidia.com/mig-1g.5gb, outputs: {nvidia.com/gpu: 1}}]}\nobjectRetentionPolicies: {workloads: {afterFinished: 1h}}\nintegrations: {frameworks: [batch/job], labelKeysToCopy: [team]}\nmetrics: {customLabels: [{name: team, sourceLabelKey: team}]}\n",
+        );
+        let s = check(&c);
+        assert_eq!(
+            fields(&s.refused),
+            [
+                "waitForPodsReady",
+                "admissionFairSharing",
+                "multiKueue",
+                "resources.transformations",
+                "objectRetentionPolicies",
+                "metrics.customLabels",
+                "integrations.labelKeysToCopy",
+            ]
+        );
+        assert!(s.refused[0].message.starts_with("not supported: "));
+    }
+
+    #[test]
+    fn upstreams_default_file_is_accepted_with_warnings() {
+        // The shape of upstream's shipped controller_manager_config.yaml.
+        let c = config(
+            "apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\nhealth: {healthProbeBindAddress: ':8081'}\nmetrics: {bindAddress: ':8443'}\nwebhook: {port: 9443}\nleaderElection: {leaderElect: true, resourceName: c1f6bfd2.kueue.x-k8s.io}\ncontroller: {groupKindConcurrency: {Job.batch: 5, Workload.kueue.x-k8s.io: 5}}\nclientConnection: {qps: 50, burst: 100}\nintegrations: {frameworks: [batch/job, kubeflow.org/mpijob, ray.io/rayjob, jobset.x-k8s.io/jobset]}\n",
+        );
+        let s = check(&c);
+        assert!(s.refused.is_empty(), "{:?}", s.refused);
+        assert_eq!(
+            fields(&s.warnings),
+            ["integrations.frameworks", "webhook", "controller"]
+        );
+        assert!(
+            s.warnings[0]
+                .message
+                .contains("kubeflow.org/mpijob, ray.io/rayjob")
+        );
+    }
+
+    #[test]
+    fn a_framework_list_without_batch_job_refuses_the_file() {
+        let c = config("integrations: {frameworks: [kubeflow.org/mpijob]}\n");
+        assert_eq!(fields(&check(&c).refused), ["integrations.frameworks"]);
+    }
+
+    #[test]
+    fn gates_we_do_not_read_are_named() {
+        let c =
+            config("featureGates: {TopologyAwareScheduling: true, ConcurrentAdmission: true}\n");
+        let s = check(&c);
+        assert_eq!(
+            fields(&s.warnings),
+            ["featureGates.TopologyAwareScheduling"]
+        );
+    }
+}

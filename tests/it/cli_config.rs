@@ -1,0 +1,177 @@
+//! No Configuration field is ignored in silence: `simulate -f` and `run-controller --config`
+//! read a Configuration the same way; a field for a feature we do not implement refuses the
+//! file (exit 1, naming the file, document, object and field), a field that only tunes
+//! upstream's own process is accepted with a warning naming it. The checks run before any
+//! cluster is contacted.
+#![cfg(feature = "cli")]
+
+use predicates::prelude::*;
+
+use crate::support::cli::kueue;
+
+const QUEUE: &str = "apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: default}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: default
+      resources: [{name: cpu, nominalQuota: 4}]
+";
+
+fn files(config: &str) -> (tempfile::TempDir, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let config_path = dir.path().join("config.yaml");
+    std::fs::write(&config_path, config).unwrap();
+    let queue_path = dir.path().join("queue.yaml");
+    std::fs::write(&queue_path, QUEUE).unwrap();
+    (
+        dir,
+        config_path.to_string_lossy().into_owned(),
+        queue_path.to_string_lossy().into_owned(),
+    )
+}
+
+const PODS_READY: &str = "apiVersion: config.kueue.x-k8s.io/v1beta1
+kind: Configuration
+waitForPodsReady:
+  enable: true
+  timeout: 10m
+";
+
+#[test]
+fn simulate_refuses_a_configuration_asking_for_what_we_do_not_do() {
+    let (_dir, config, queue) = files(PODS_READY);
+    kueue()
+        .args(["simulate", "-f", &config, "-f", &queue])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(format!(
+            "{config}: document 1 (Configuration): waitForPodsReady: not supported: kubectl-kueue does not evict workloads whose pods are not ready in time"
+        )));
+}
+
+#[test]
+fn run_controller_refuses_it_the_same_way_before_contacting_a_cluster() {
+    let (_dir, config, _) = files(PODS_READY);
+    kueue()
+        .args([
+            "run-controller",
+            "--config",
+            &config,
+            "--kubeconfig",
+            "/no/such/kubeconfig",
+        ])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(format!(
+            "{config}: document 1 (Configuration): waitForPodsReady: not supported"
+        )));
+}
+
+#[test]
+fn every_refused_field_is_named() {
+    let (_dir, config, queue) = files(
+        "apiVersion: config.kueue.x-k8s.io/v1beta1
+kind: Configuration
+multiKueue: {gcInterval: 1m}
+integrations:
+  frameworks: [batch/job]
+  labelKeysToCopy: [team]
+",
+    );
+    kueue()
+        .args(["simulate", "-f", &config, "-f", &queue])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("multiKueue: not supported").and(
+            predicate::str::contains("(also not supported: integrations.labelKeysToCopy)"),
+        ));
+}
+
+#[test]
+fn fields_for_upstreams_own_process_are_accepted_with_a_warning() {
+    let (_dir, config, queue) = files(
+        "apiVersion: config.kueue.x-k8s.io/v1beta1
+kind: Configuration
+webhook: {port: 9443}
+controller:
+  groupKindConcurrency: {Job.batch: 5}
+integrations:
+  frameworks: [batch/job, kubeflow.org/mpijob]
+",
+    );
+    kueue()
+        .args(["simulate", "-f", &config, "-f", &queue])
+        .assert()
+        .success()
+        .stderr(
+            predicate::str::contains("(Configuration): webhook: configures upstream Kueue's own process")
+                .and(predicate::str::contains(
+                    "integrations.frameworks: not integrated, their objects are not managed: kubeflow.org/mpijob",
+                ))
+                .and(predicate::str::contains("(Configuration): controller: ")),
+        );
+}
+
+#[test]
+fn upstreams_shipped_v1beta2_configuration_starts_with_warnings() {
+    // The shape of upstream v0.19's controller_manager_config.yaml. run-controller reads v1beta2
+    // as simulate does; without waitForPodsReady written, its v1beta2 default (on) is a
+    // warning, not a refusal. The error then is the missing cluster.
+    let (_dir, config, _) = files(
+        "apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+health: {healthProbeBindAddress: ':8081'}
+metrics: {bindAddress: ':8443'}
+webhook: {port: 9443}
+leaderElection: {leaderElect: true, resourceName: c1f6bfd2.kueue.x-k8s.io}
+controller:
+  groupKindConcurrency: {Job.batch: 5, Workload.kueue.x-k8s.io: 10}
+clientConnection: {qps: 300, burst: 500}
+integrations:
+  frameworks: [batch/job, kubeflow.org/mpijob, ray.io/rayjob, pod, deployment]
+",
+    );
+    kueue()
+        .args([
+            "run-controller",
+            "--config",
+            &config,
+            "--kubeconfig",
+            "/no/such/kubeconfig",
+        ])
+        .assert()
+        .code(1)
+        .stderr(
+            predicate::str::contains("waitForPodsReady: on by v1beta2's defaults")
+                .and(predicate::str::contains(
+                    "not integrated, their objects are not managed: kubeflow.org/mpijob, ray.io/rayjob, pod, deployment",
+                ))
+                .and(predicate::str::contains("cannot read kubeconfig /no/such/kubeconfig")),
+        );
+}
+
+#[test]
+fn a_configuration_file_holds_only_a_configuration() {
+    let (_dir, _, queue) = files("");
+    kueue()
+        .args([
+            "run-controller",
+            "--config",
+            &queue,
+            "--kubeconfig",
+            "/no/such/kubeconfig",
+        ])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "a configuration file holds one Configuration and nothing else",
+        ));
+}

@@ -1,0 +1,387 @@
+//! The same story two ways: `simulate` on the objects as files, and the controller's model
+//! turn by turn with a pretend API server. The Workloads must end with the same status
+//! (admission, every condition with its reason and message, eviction counts), because
+//! `simulate` promises to say what the controller would write.
+//!
+//! Each story here is one upstream's workload controller and scheduler handle in a sequence
+//! of writes: a workload preempted and admitted again within one run, a queue resumed after
+//! `HoldAndDrain` (from the drained state alone), a queue still draining.
+
+use std::collections::BTreeMap;
+
+use kubectl_kueue::api::WorkloadStatus;
+use kubectl_kueue::manifests::documents::parse_documents;
+use kubectl_kueue::manifests::{ConvertOptions, Inventory};
+use kubectl_kueue::simulate::Simulation;
+
+use super::world::World;
+
+const FLAVORS: &str = "
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: f1}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: f2}
+";
+
+fn inventory(text: &str) -> Inventory {
+    let mut order = 0;
+    let docs = parse_documents("story.yaml", text, &mut order).expect("valid YAML");
+    Inventory::from_documents(docs).expect("valid objects")
+}
+
+/// What a Workload's status says, without times: the admission (ClusterQueue and each
+/// podSet's flavors), every condition as (type, status, reason, message), and the eviction
+/// counts by reason.
+type Shape = (
+    Option<(String, Vec<BTreeMap<String, String>>)>,
+    Vec<(String, String, String, String)>,
+    Vec<(String, i32)>,
+);
+
+fn shape(st: &WorkloadStatus) -> Shape {
+    let admission = st.admission.as_ref().map(|a| {
+        (
+            a.cluster_queue.clone(),
+            a.pod_set_assignments
+                .iter()
+                .map(|p| p.flavors.clone())
+                .collect(),
+        )
+    });
+    let mut conditions: Vec<_> = st
+        .conditions
+        .iter()
+        .map(|c| {
+            (
+                c.type_.clone(),
+                c.status.clone(),
+                c.reason.clone(),
+                c.message.clone(),
+            )
+        })
+        .collect();
+    conditions.sort();
+    let evictions = st
+        .scheduling_stats
+        .iter()
+        .flat_map(|s| s.evictions.iter())
+        .map(|e| (e.reason.clone(), e.count))
+        .collect();
+    (admission, conditions, evictions)
+}
+
+/// Every Workload's status shape after `simulate` on `text`.
+fn simulated(text: &str, now: i64) -> BTreeMap<String, Shape> {
+    let opts = ConvertOptions {
+        now,
+        strict_namespace_selector: false,
+    };
+    let sim = Simulation::run(inventory(text), &[], &opts).expect("simulates");
+    let out = sim.output();
+    let mut shapes = BTreeMap::new();
+    for item in out["items"].as_array().unwrap() {
+        if item["kind"] != "Workload" {
+            continue;
+        }
+        let st: WorkloadStatus = serde_json::from_value(item["status"].clone()).unwrap();
+        shapes.insert(
+            item["metadata"]["name"].as_str().unwrap().to_string(),
+            shape(&st),
+        );
+    }
+    shapes
+}
+
+/// Every Workload's status shape once the controller's model has settled on `text`.
+fn controlled(text: &str) -> (BTreeMap<String, Shape>, i64) {
+    let mut world = World::new();
+    let inv = inventory(text);
+    for f in inv.flavors {
+        world.cache.put_flavor(f.obj);
+    }
+    for cq in inv.cluster_queues {
+        world.cache.put_cluster_queue(cq.obj);
+    }
+    for lq in inv.local_queues {
+        world.cache.put_local_queue(lq.obj);
+    }
+    for w in inv.workloads {
+        world.cache.put_workload(w.obj);
+    }
+    let now = world.now.wall;
+    let actions = world.start();
+    world.settle(actions);
+    let shapes = world
+        .cache
+        .workloads
+        .values()
+        .map(|w| {
+            (
+                w.metadata.name.clone().unwrap(),
+                shape(w.status.as_ref().unwrap()),
+            )
+        })
+        .collect();
+    (shapes, now)
+}
+
+/// Runs the story both ways and returns the (agreed) shapes.
+fn both_ways(story: &str) -> BTreeMap<String, Shape> {
+    let text = format!("{FLAVORS}{story}");
+    let (live, now) = controlled(&text);
+    let offline = simulated(&text, now);
+    assert_eq!(offline, live, "simulate and the controller disagree");
+    offline
+}
+
+fn condition<'a>(s: &'a Shape, type_: &str) -> (&'a str, &'a str, &'a str) {
+    let c =
+        s.1.iter()
+            .find(|c| c.0 == type_)
+            .unwrap_or_else(|| panic!("no {type_} condition in {s:#?}"));
+    (c.1.as_str(), c.2.as_str(), c.3.as_str())
+}
+
+const ADMITTED_AT: &str = "2025-12-31T23:00:00Z";
+
+fn workload(ns: &str, name: &str, cpu: u32, status: &str) -> String {
+    format!(
+        "---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: Workload
+metadata: {{name: {name}, namespace: {ns}, uid: uid-{name}, creationTimestamp: '{ADMITTED_AT}'}}
+spec:
+  queueName: lq
+  podSets:
+  - name: main
+    count: 1
+    template:
+      spec:
+        containers:
+        - name: c
+          resources: {{requests: {{cpu: '{cpu}'}}}}
+{status}"
+    )
+}
+
+fn admitted_on(cq: &str, flavor: &str, cpu: u32) -> String {
+    format!(
+        "status:
+  admission:
+    clusterQueue: {cq}
+    podSetAssignments:
+    - {{name: main, count: 1, flavors: {{cpu: {flavor}}}, resourceUsage: {{cpu: '{cpu}'}}}}
+  conditions:
+  - {{type: QuotaReserved, status: 'True', reason: QuotaReserved, message: Quota reserved in ClusterQueue {cq}, lastTransitionTime: '{ADMITTED_AT}'}}
+  - {{type: Admitted, status: 'True', reason: Admitted, message: The workload is admitted, lastTransitionTime: '{ADMITTED_AT}'}}
+"
+    )
+}
+
+fn local_queue(ns: &str, cq: &str, stop: &str) -> String {
+    format!(
+        "---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: LocalQueue
+metadata: {{name: lq, namespace: {ns}}}
+spec: {{clusterQueue: {cq}{stop}}}
+"
+    )
+}
+
+/// ClusterQueue `name` in cohort `c` with `quotas` as (flavor, nominal cpu).
+fn cluster_queue(name: &str, quotas: &[(&str, u32)], extra: &str) -> String {
+    let flavors: String = quotas
+        .iter()
+        .map(|(f, n)| {
+            format!("    - {{name: {f}, resources: [{{name: cpu, nominalQuota: {n}}}]}}\n")
+        })
+        .collect();
+    format!(
+        "---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {{name: {name}}}
+spec:
+  cohort: c
+  namespaceSelector: {{}}{extra}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+{flavors}"
+    )
+}
+
+#[test]
+fn a_workload_preempted_and_admitted_again_in_one_run_keeps_its_history() {
+    // `victim` borrows b's f1; b's own workload reclaims it; f1 is then full, so the victim
+    // is admitted again on a's f2.
+    let story = [
+        cluster_queue("a", &[("f1", 0), ("f2", 4)], ""),
+        cluster_queue(
+            "b",
+            &[("f1", 4)],
+            "\n  preemption: {reclaimWithinCohort: Any}",
+        ),
+        local_queue("ns-a", "a", ""),
+        local_queue("ns-b", "b", ""),
+        workload("ns-a", "victim", 4, &admitted_on("a", "f1", 4)),
+        workload("ns-b", "reclaimer", 4, ""),
+    ]
+    .concat();
+    let ends = both_ways(&story);
+    let victim = &ends["victim"];
+    let admission = victim.0.as_ref().expect("admitted again");
+    assert_eq!(admission.0, "a");
+    assert_eq!(admission.1[0]["cpu"], "f2");
+    let (status, reason, message) = condition(victim, "Evicted");
+    assert_eq!((status, reason), ("False", "QuotaReserved"));
+    assert!(
+        message.starts_with("Previously: Preempted to accommodate a workload"),
+        "{message}"
+    );
+    let (status, reason, _) = condition(victim, "Preempted");
+    assert_eq!((status, reason), ("False", "QuotaReserved"));
+    let (status, reason, _) = condition(victim, "Requeued");
+    assert_eq!((status, reason), ("True", "Preempted"));
+    assert_eq!(victim.2, vec![("Preempted".to_string(), 1)]);
+    assert_eq!(condition(victim, "Admitted").0, "True");
+    let reclaimer = ends["reclaimer"].0.as_ref().expect("admitted");
+    assert_eq!(
+        (reclaimer.0.as_str(), reclaimer.1[0]["cpu"].as_str()),
+        ("b", "f1")
+    );
+}
+
+/// A Workload as `HoldAndDrain` left it: evicted for `reason`, the reservation gone,
+/// `Requeued=False`.
+fn drained(reason: &str, message: &str) -> String {
+    format!(
+        "status:
+  conditions:
+  - {{type: Evicted, status: 'True', reason: {reason}, message: {message}, lastTransitionTime: '{ADMITTED_AT}'}}
+  - {{type: Requeued, status: 'False', reason: {reason}, message: {message}, lastTransitionTime: '{ADMITTED_AT}'}}
+  - {{type: QuotaReserved, status: 'False', reason: PendingEvaluation, message: {message}, lastTransitionTime: '{ADMITTED_AT}'}}
+  - {{type: Admitted, status: 'False', reason: NoReservation, message: The workload has no reservation, lastTransitionTime: '{ADMITTED_AT}'}}
+  schedulingStats:
+    evictions:
+    - {{reason: {reason}, underlyingCause: '', count: 1}}
+"
+    )
+}
+
+#[test]
+fn a_cluster_queue_resumed_after_hold_and_drain_requeues_and_admits_what_it_drained() {
+    let story = [
+        cluster_queue("a", &[("f1", 4)], ""),
+        local_queue("ns-a", "a", ""),
+        workload(
+            "ns-a",
+            "w",
+            4,
+            &drained("ClusterQueueStopped", "The ClusterQueue is stopped"),
+        ),
+    ]
+    .concat();
+    let ends = both_ways(&story);
+    let w = &ends["w"];
+    assert_eq!(w.0.as_ref().expect("admitted").0, "a");
+    assert_eq!(
+        condition(w, "Requeued"),
+        (
+            "True",
+            "ClusterQueueRestarted",
+            "The ClusterQueue was restarted after being stopped"
+        )
+    );
+    assert_eq!(
+        condition(w, "Evicted"),
+        (
+            "False",
+            "QuotaReserved",
+            "Previously: The ClusterQueue is stopped"
+        )
+    );
+}
+
+#[test]
+fn a_local_queue_resumed_after_hold_and_drain_requeues_and_admits_what_it_drained() {
+    let story = [
+        cluster_queue("a", &[("f1", 4)], ""),
+        local_queue("ns-a", "a", ", stopPolicy: None"),
+        workload(
+            "ns-a",
+            "w",
+            4,
+            &drained("LocalQueueStopped", "The LocalQueue is stopped"),
+        ),
+    ]
+    .concat();
+    let ends = both_ways(&story);
+    let w = &ends["w"];
+    assert!(w.0.is_some(), "admitted: {w:#?}");
+    assert_eq!(
+        condition(w, "Requeued"),
+        (
+            "True",
+            "LocalQueueRestarted",
+            "The LocalQueue was restarted after being stopped"
+        )
+    );
+}
+
+#[test]
+fn a_queue_still_draining_keeps_its_drained_workloads_out_and_drains_the_admitted_ones() {
+    let story = [
+        cluster_queue("a", &[("f1", 8)], "\n  stopPolicy: HoldAndDrain"),
+        local_queue("ns-a", "a", ""),
+        workload(
+            "ns-a",
+            "drained",
+            4,
+            &drained("ClusterQueueStopped", "The ClusterQueue is stopped"),
+        ),
+        workload("ns-a", "running", 4, &admitted_on("a", "f1", 4)),
+    ]
+    .concat();
+    let ends = both_ways(&story);
+    for name in ["drained", "running"] {
+        let w = &ends[name];
+        assert!(w.0.is_none(), "{name} holds no quota: {w:#?}");
+        assert_eq!(
+            condition(w, "Requeued").0,
+            "False",
+            "{name} waits for the queue"
+        );
+        assert_eq!(
+            condition(w, "Evicted"),
+            ("True", "ClusterQueueStopped", "The ClusterQueue is stopped")
+        );
+        assert_eq!(w.2, vec![("ClusterQueueStopped".to_string(), 1)]);
+    }
+}
+
+#[test]
+fn a_deactivated_workload_gives_its_quota_back_and_says_why() {
+    let deactivated = workload("ns-a", "off", 4, &admitted_on("a", "f1", 4))
+        .replace("  queueName: lq\n", "  queueName: lq\n  active: false\n");
+    let story = [
+        cluster_queue("a", &[("f1", 4)], ""),
+        local_queue("ns-a", "a", ""),
+        deactivated,
+        workload("ns-a", "next", 4, ""),
+    ]
+    .concat();
+    let ends = both_ways(&story);
+    let off = &ends["off"];
+    assert!(off.0.is_none(), "no reservation: {off:#?}");
+    assert_eq!(
+        condition(off, "Evicted"),
+        ("True", "Deactivated", "The workload is deactivated")
+    );
+    assert_eq!(condition(off, "Requeued").0, "False");
+    assert!(ends["next"].0.is_some(), "the freed quota is used");
+}
