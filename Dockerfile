@@ -1,5 +1,7 @@
 # The controller image: `kubectl-kueue run-controller`, as the Deployment that
-# `kubectl kueue install` creates runs it.
+# `kubectl kueue install` creates runs it. scripts/image.sh builds the same image without a
+# Docker daemon or a registry (an OCI layout from the local binary); this file is for those
+# who build with Docker.
 #
 #   docker build -t kubectl-kueue:0.1.0 .
 #   kubectl kueue install --image kubectl-kueue:0.1.0

@@ -48,6 +48,7 @@ mod engine_properties;
 mod engine_quota;
 mod engine_seed;
 mod explain_consistency;
+mod image;
 mod krew_install;
 mod live_admin;
 mod live_explain;
