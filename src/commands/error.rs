@@ -122,7 +122,10 @@ impl CliError {
 // `From<T> for T`.
 impl<E: Into<anyhow::Error>> From<E> for CliError {
     fn from(error: E) -> CliError {
-        let error = error.into();
+        let mut error = error.into();
+        if let Some(hint) = crate::kube::client::timeout_hint(&error) {
+            error = error.context(hint);
+        }
         let closed = error.chain().any(|cause| {
             cause
                 .downcast_ref::<std::io::Error>()

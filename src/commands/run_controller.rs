@@ -85,6 +85,14 @@ pub fn run(global: &GlobalArgs, args: RunControllerArgs) -> CliResult {
     let config = raw
         .unwrap_or_default()
         .with_defaults(controller::own_namespace().as_deref());
+    if leader_elect
+        && let Some(le) = &config.leader_election
+        && let Err(e) = controller::timings(le).validate()
+    {
+        return Err(
+            anyhow::anyhow!("{}: {e}", args.config.as_deref().unwrap_or("--config")).into(),
+        );
+    }
     let metrics_addr = match &args.metrics_bind_address {
         Some(a) => parse_address(a)?,
         None => parse_address(
@@ -124,7 +132,7 @@ pub fn run(global: &GlobalArgs, args: RunControllerArgs) -> CliResult {
     runtime.block_on(async {
         let conn = common::connect(global).await?;
         tracing::info!(identity = %opts.identity, leader_elect, "starting run-controller");
-        controller::run(conn.client, opts, shutdown_signal()).await
+        controller::run(conn, opts, shutdown_signal()).await
     })?;
     // Background tasks (HTTP servers, finished watches) must not hold the process.
     runtime.shutdown_timeout(Duration::from_secs(1));

@@ -20,12 +20,11 @@ mod shell;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::time::Duration;
 
-use kube::Client;
+use crate::kube::client::{Connection, Timeouts};
 
 use crate::api::config::Configuration;
-use crate::kube::lease::{self, Election, ElectionConfig};
+use crate::kube::lease::{self, Election, ElectionConfig, Timings};
 use crate::metrics::{Metrics, Role};
 
 /// Everything `run` needs, resolved from the command line and the Configuration.
@@ -64,15 +63,18 @@ impl Options {
                 .clone()
                 .unwrap_or_else(|| crate::api::config::DEFAULT_LEADER_ELECTION_ID.to_string()),
             identity: self.identity.clone(),
-            lease_duration: le
-                .lease_duration
-                .map(|d| d.0)
-                .unwrap_or(Duration::from_secs(15)),
-            renew_deadline: le
-                .renew_deadline
-                .map(|d| d.0)
-                .unwrap_or(Duration::from_secs(10)),
+            timings: timings(&le),
         }
+    }
+}
+
+/// The Configuration's timings, upstream's defaults for those it leaves out.
+pub fn timings(le: &crate::api::config::LeaderElection) -> Timings {
+    let d = Timings::default();
+    Timings {
+        lease_duration: le.lease_duration.map(|d| d.0).unwrap_or(d.lease_duration),
+        renew_deadline: le.renew_deadline.map(|d| d.0).unwrap_or(d.renew_deadline),
+        retry_period: le.retry_period.map(|d| d.0).unwrap_or(d.retry_period),
     }
 }
 
@@ -80,11 +82,12 @@ impl Options {
 /// lease up) or, with leader election, until leadership is lost (an error: the process should
 /// exit so a fresh replica can take over).
 pub async fn run(
-    client: Client,
+    conn: Connection,
     opts: Options,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
     let election_cfg = opts.election();
+    let client = conn.client.clone();
     // Without the CRDs the watches would retry forever: say what is missing instead.
     let cqs: kube::Api<crate::api::ClusterQueue> = kube::Api::all(client.clone());
     if let Err(kube::Error::Api(e)) = cqs.list(&kube::api::ListParams::default().limit(1)).await
@@ -101,6 +104,14 @@ pub async fn run(
         anyhow::bail!(
             "upstream Kueue's controller is already managing this cluster ({evidence}); two controllers would fight over the same Workloads and Jobs. Stop it first (for example `kubectl -n kueue-system scale deployment kueue-controller-manager --replicas=0`), or pass --force to start anyway"
         );
+    }
+    // A controller without leader election next to one that leads (a laptop next to the
+    // Deployment) would act on the same objects unfenced.
+    if !opts.leader_elect
+        && let Some(why) =
+            lease::held_by_another(&client, &election_cfg.namespace, &election_cfg.name).await
+    {
+        anyhow::bail!(why);
     }
     let (stop_tx, mut stop_rx) = tokio::sync::watch::channel(false);
     tokio::spawn(async move {
@@ -148,7 +159,10 @@ pub async fn run(
         // A follower is ready (it serves probes and metrics) while it waits for the lease.
         health.ready.store(true, Ordering::Relaxed);
         tracing::info!(lease = %format!("{}/{}", election_cfg.namespace, election_cfg.name), identity = %opts.identity, "waiting for leadership");
-        let mut e = Election::start(client.clone(), &election_cfg).await?;
+        // The lock has a client of its own, every request bounded as upstream bounds it.
+        let lock_client =
+            conn.client_with(Timeouts::all(election_cfg.timings.request_timeout()))?;
+        let mut e = Election::start(lock_client, &election_cfg).await?;
         tokio::select! {
             r = e.acquired() => r?,
             _ = stop_rx.wait_for(|s| *s) => {
@@ -162,15 +176,21 @@ pub async fn run(
         election = Some(e);
     }
 
-    let result = shell::lead(
-        client,
-        &opts,
-        metrics,
-        health,
-        &mut stop_rx,
-        election.as_mut(),
-    )
-    .await;
+    // Leadership can be lost while the shell waits on the network (its first lists, say):
+    // watch for it here too, so the process exits whatever the shell is doing.
+    let mut leader_rx = election.as_ref().map(|e| e.leader.clone());
+    let lost = async {
+        match leader_rx.as_mut() {
+            Some(rx) => {
+                let _ = rx.wait_for(|l| !*l).await;
+            }
+            None => std::future::pending::<()>().await,
+        }
+    };
+    let result = tokio::select! {
+        r = shell::lead(&conn, &opts, metrics, health, &mut stop_rx, election.as_mut()) => r,
+        _ = lost => Err(anyhow::anyhow!(shell::LOST)),
+    };
     if let Some(e) = election {
         e.release().await;
     }

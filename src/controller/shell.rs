@@ -9,9 +9,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::kube::client::Connection;
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::Namespace;
-use kube::Client;
 use tokio::sync::mpsc::{self, UnboundedSender};
 
 use super::model::{
@@ -311,9 +311,21 @@ async fn write_job(
     }
 }
 
+pub(super) const LOST: &str = "leader election lost (the lease was not renewed within the renew deadline); exiting so that another replica can lead";
+
+/// Resolves when this replica stops leading (never without leader election).
+async fn leadership_lost(election: Option<&mut Election>) {
+    match election {
+        Some(e) => {
+            let _ = e.leader.wait_for(|l| !*l).await;
+        }
+        None => std::future::pending::<()>().await,
+    }
+}
+
 /// The leader's (or the only replica's) work: watch, then loop.
 pub(super) async fn lead(
-    client: Client,
+    conn: &Connection,
     opts: &Options,
     metrics: Arc<Metrics>,
     health: Arc<http::Health>,
@@ -325,7 +337,7 @@ pub(super) async fn lead(
     let watch_opts = WatchOptions {
         all_jobs: opts.config.manage_jobs_without_queue_name,
     };
-    let (stores, watch_tasks) = watch::start(&client, &watch_opts, wtx).await;
+    let (stores, watch_tasks) = watch::start(&conn.watch_client, &watch_opts, wtx).await;
     {
         let tx = tx.clone();
         tokio::spawn(async move {
@@ -355,11 +367,12 @@ pub(super) async fn lead(
 
     let exec = Executor {
         writer: Writer::new(
-            client.clone(),
+            conn.client.clone(),
             opts.max_in_flight,
             opts.client_rate_limit,
             &opts.identity,
-        ),
+        )
+        .fenced(election.as_deref().map(Election::fence)),
         metrics,
         tx,
         in_flight: Arc::new(AtomicUsize::new(0)),
@@ -374,12 +387,7 @@ pub(super) async fn lead(
         tokio::select! {
             biased;
             _ = stop_rx.wait_for(|s| *s) => break,
-            _ = async {
-                match election.as_deref_mut() {
-                    Some(e) => { let _ = e.leader.wait_for(|l| !*l).await; }
-                    None => std::future::pending::<()>().await,
-                }
-            } => {
+            _ = leadership_lost(election.as_deref_mut()) => {
                 lost = true;
                 break;
             }
@@ -408,13 +416,14 @@ pub(super) async fn lead(
     for t in watch_tasks {
         t.abort();
     }
+    if lost {
+        // Upstream exits at once; writes not yet sent are stopped by the fence.
+        anyhow::bail!(LOST);
+    }
     // Let writes already sent finish (their results no longer matter to us).
     let deadline = Instant::now() + Duration::from_secs(10);
     while exec.in_flight.load(Ordering::SeqCst) > 0 && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    if lost {
-        anyhow::bail!("lost the leader-election lease; exiting so that another replica can lead");
     }
     tracing::info!("stopped");
     Ok(())

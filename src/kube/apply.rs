@@ -3,7 +3,8 @@
 //! finalizer writes (ClusterQueues, ResourceFlavors), Job patches, and Events; plus the read
 //! of a Workload whose write had an unknown outcome.
 //!
-//! Every write goes through [`Writer`]: many requests in flight at once (bounded by
+//! Every write goes through [`Writer`]: fenced by the leader-election lease (checked right
+//! before each request), many requests in flight at once (bounded by
 //! `max_in_flight`, so the API server, not the client, sets the pace) and, only when the
 //! configuration asks for it (`clientConnection.qps`/`burst`), a client-side token bucket.
 //! Events take a lane of their own with few requests in flight, so they never delay a write
@@ -21,6 +22,7 @@ use kube::{Client, Resource};
 use serde_json::{Value, json};
 use tokio::sync::{Mutex, OwnedSemaphorePermit, Semaphore};
 
+use super::lease::Fence;
 use crate::api::{
     ClusterQueue, ClusterQueueStatus, LocalQueue, LocalQueueStatus, Workload, WorkloadStatus,
 };
@@ -74,6 +76,8 @@ pub struct Writer {
     events_in_flight: Arc<Semaphore>,
     bucket: Option<Arc<TokenBucket>>,
     recorder: Recorder,
+    /// With leader election: checked right before each request is sent.
+    fence: Option<Fence>,
 }
 
 /// Events published at once (the rest wait their turn).
@@ -108,6 +112,21 @@ impl Writer {
             in_flight: Arc::new(Semaphore::new(max_in_flight.max(1))),
             events_in_flight: Arc::new(Semaphore::new(EVENTS_IN_FLIGHT)),
             bucket,
+            fence: None,
+        }
+    }
+
+    /// Sends nothing unless `fence` is open at the moment of sending: a write that waited for
+    /// its turn while the lease was lost is dropped, never sent.
+    pub fn fenced(mut self, fence: Option<Fence>) -> Writer {
+        self.fence = fence;
+        self
+    }
+
+    fn check_fence(&self) -> kube::Result<()> {
+        match &self.fence {
+            Some(f) => f.check().map_err(|e| kube::Error::Service(Box::new(e))),
+            None => Ok(()),
         }
     }
 
@@ -115,7 +134,9 @@ impl Writer {
         &self.client
     }
 
-    async fn gate(&self) -> OwnedSemaphorePermit {
+    /// Waits for a free slot (and a token), then checks the fence: the last thing before the
+    /// request goes out.
+    async fn gate(&self) -> kube::Result<OwnedSemaphorePermit> {
         let permit = self
             .in_flight
             .clone()
@@ -125,7 +146,8 @@ impl Writer {
         if let Some(b) = &self.bucket {
             b.take().await;
         }
-        permit
+        self.check_fence()?;
+        Ok(permit)
     }
 
     /// Server-side applies the parts of a Workload's status the controller owns: conditions,
@@ -136,7 +158,7 @@ impl Writer {
         wl: &Workload,
         status: &WorkloadStatus,
     ) -> kube::Result<Workload> {
-        let _p = self.gate().await;
+        let _p = self.gate().await?;
         let (ns, name) = ns_name(wl);
         let owned = WorkloadStatus {
             conditions: status.conditions.clone(),
@@ -162,7 +184,7 @@ impl Writer {
     }
 
     pub async fn create_workload(&self, wl: &Workload) -> kube::Result<Workload> {
-        let _p = self.gate().await;
+        let _p = self.gate().await?;
         let (ns, _) = ns_name(wl);
         let api: Api<Workload> = Api::namespaced(self.client.clone(), &ns);
         api.create(
@@ -181,7 +203,7 @@ impl Writer {
         wl: &Workload,
         finalizer: &str,
     ) -> kube::Result<Workload> {
-        let _p = self.gate().await;
+        let _p = self.gate().await?;
         let (ns, name) = ns_name(wl);
         let rest: Vec<&String> = wl
             .metadata
@@ -243,7 +265,7 @@ impl Writer {
 
     /// A JSON merge patch of a Workload's spec or metadata, guarded by its resourceVersion.
     pub async fn patch_workload(&self, wl: &Workload, mut patch: Value) -> kube::Result<Workload> {
-        let _p = self.gate().await;
+        let _p = self.gate().await?;
         let (ns, name) = ns_name(wl);
         patch["metadata"]["resourceVersion"] = json!(wl.metadata.resource_version);
         let api: Api<Workload> = Api::namespaced(self.client.clone(), &ns);
@@ -256,7 +278,7 @@ impl Writer {
 
     /// A JSON merge patch of a Job (include `metadata.resourceVersion` for optimistic locking).
     pub async fn patch_job(&self, namespace: &str, name: &str, patch: &Value) -> kube::Result<Job> {
-        let _p = self.gate().await;
+        let _p = self.gate().await?;
         let api: Api<Job> = Api::namespaced(self.client.clone(), namespace);
         let pp = PatchParams {
             field_manager: Some(CONTROLLER_MANAGER.to_string()),
@@ -272,7 +294,7 @@ impl Writer {
         name: &str,
         patch: &Value,
     ) -> kube::Result<Job> {
-        let _p = self.gate().await;
+        let _p = self.gate().await?;
         let api: Api<Job> = Api::namespaced(self.client.clone(), namespace);
         let pp = PatchParams {
             field_manager: Some(CONTROLLER_MANAGER.to_string()),
@@ -286,7 +308,7 @@ impl Writer {
         name: &str,
         status: &ClusterQueueStatus,
     ) -> kube::Result<ClusterQueue> {
-        let _p = self.gate().await;
+        let _p = self.gate().await?;
         let body = json!({
             "apiVersion": crate::api::API_VERSION,
             "kind": "ClusterQueue",
@@ -308,7 +330,7 @@ impl Writer {
         name: &str,
         status: &LocalQueueStatus,
     ) -> kube::Result<LocalQueue> {
-        let _p = self.gate().await;
+        let _p = self.gate().await?;
         let body = json!({
             "apiVersion": crate::api::API_VERSION,
             "kind": "LocalQueue",
@@ -342,6 +364,7 @@ impl Writer {
         if let Some(b) = &self.bucket {
             b.take().await;
         }
+        self.check_fence()?;
         let ev = Event {
             type_: if warning {
                 EventType::Warning

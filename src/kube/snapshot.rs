@@ -115,7 +115,7 @@ impl Connection {
     /// (errors included: the watchers retry); ends when every watch has ended.
     pub fn changes(&self) -> BoxStream<'static, ()> {
         let cfg = watcher::Config::default();
-        let c = &self.client;
+        let c = &self.watch_client;
         futures::stream::select_all(vec![
             watcher(Api::<Workload>::all(c.clone()), cfg.clone())
                 .map(|_| ())

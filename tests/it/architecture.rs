@@ -26,7 +26,9 @@
 //! `src/commands/list.rs` made `commands_make_no_api_calls` fail with
 //! "src/commands/list.rs:184: the `kube` crate" and "...:184: `Api`"; ten more lines in
 //! `src/commands/create.rs` made `command_files_are_small` fail with
-//! "src/commands/create.rs: 257 lines". All were removed again.
+//! "src/commands/create.rs: 257 lines". `let _ = std::time::Instant::now();` in
+//! `decide()` (`src/kube/lease/decide.rs`) made `the_election_rule_is_pure` fail with
+//! "src/kube/lease/decide.rs:NN: `Instant::now`". All were removed again.
 
 use std::path::{Path, PathBuf};
 
@@ -241,6 +243,36 @@ fn shared_rules_take_time_as_a_parameter() {
     assert!(
         found.is_empty(),
         "shared rules must stay pure:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_election_rule_is_pure() {
+    // `src/kube/lease/decide.rs` decides acquire / renew / wait / lost from the Lease as read,
+    // the candidate's memory and the time it is given; the loop (`elector.rs`) does the I/O.
+    // Its unit tests (after `#[cfg(test)]`) may read the clock to get an instant.
+    const FORBIDDEN: &[&str] = &[
+        "tokio",
+        "kube",
+        "Api",
+        "Client",
+        "SystemTime",
+        "Instant::now",
+        "sleep",
+    ];
+    let f = root().join("src/kube/lease/decide.rs");
+    let code = code_only(&std::fs::read_to_string(&f).unwrap());
+    let rule = code.split("#[cfg(test)]").next().unwrap_or_default();
+    let mut found = Vec::new();
+    for w in FORBIDDEN {
+        for line in occurrences(rule, w) {
+            found.push(format!("{}:{line}: `{w}`", rel(&f)));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "the election's decision must stay pure:\n{}",
         found.join("\n")
     );
 }

@@ -314,3 +314,56 @@ impl QuotaMonitor {
         assert!(v.is_empty(), "usage exceeded the quotas: {v:#?}");
     }
 }
+
+/// A kubeconfig like the admin's but for ServiceAccount `namespace/name` (a fresh token) and,
+/// when given, another server address (a proxy in front of the API server).
+pub async fn service_account_kubeconfig(
+    cluster: &Cluster,
+    namespace: &str,
+    name: &str,
+    server: Option<&str>,
+) -> tempfile::NamedTempFile {
+    use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
+    use k8s_openapi::api::core::v1::ServiceAccount;
+    let sas = Api::<ServiceAccount>::namespaced(cluster.client(), namespace);
+    let tr = TokenRequest {
+        spec: Some(TokenRequestSpec {
+            expiration_seconds: Some(3600),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let token = sas
+        .create_token_request(name, &Default::default(), &tr)
+        .await
+        .unwrap()
+        .status
+        .and_then(|s| s.token)
+        .unwrap_or_default();
+    with_server(cluster, Some(&token), server)
+}
+
+/// The admin kubeconfig with `token` (when given) and `server` (when given) replaced.
+pub fn with_server(
+    cluster: &Cluster,
+    token: Option<&str>,
+    server: Option<&str>,
+) -> tempfile::NamedTempFile {
+    let admin = std::fs::read_to_string(cluster.kubeconfig_path()).unwrap();
+    let text: String = admin
+        .lines()
+        .map(|l| {
+            let t = l.trim_start();
+            let indent = &l[..l.len() - t.len()];
+            match (token, server) {
+                (Some(tok), _) if t.starts_with("token:") => format!("{indent}token: {tok}"),
+                (_, Some(s)) if t.starts_with("server:") => format!("{indent}server: {s}"),
+                _ => l.to_string(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let f = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(f.path(), text).unwrap();
+    f
+}

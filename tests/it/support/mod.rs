@@ -53,6 +53,8 @@ pub mod live;
 pub mod pki;
 #[cfg(feature = "cli")]
 pub mod process;
+#[cfg(feature = "cli")]
+pub mod proxy;
 
 /// The repository root (for reading `examples/...`).
 pub fn repo_root() -> std::path::PathBuf {
