@@ -2172,7 +2172,7 @@ _kubectl__kueue() {
             return 0
             ;;
         kubectl__subcmd__kueue__subcmd__run__subcmd__controller)
-            opts="-n -v -h --config --leader-elect --force --metrics-bind-address --health-probe-bind-address --strict-namespace-selector --max-concurrent-writes --kubeconfig --context --namespace --color --verbose --help"
+            opts="-n -v -h --config --leader-elect --force --metrics-bind-address --metrics-insecure --metrics-cert-dir --health-probe-bind-address --strict-namespace-selector --max-concurrent-writes --kubeconfig --context --namespace --color --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2187,6 +2187,10 @@ _kubectl__kueue() {
                     return 0
                     ;;
                 --metrics-bind-address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --metrics-cert-dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -102,7 +102,8 @@ complete -c kubectl-kueue -n "__fish_kubectl_kueue_using_subcommand version" -s 
 complete -c kubectl-kueue -n "__fish_kubectl_kueue_using_subcommand run-controller" -l config -d 'Upstream\'s controller configuration (config.kueue.x-k8s.io/v1beta1 Configuration), the same file `kubectl kueue simulate` reads: fairSharing, manageJobsWithoutQueueName, metrics and health addresses, leaderElection, clientConnection' -r
 complete -c kubectl-kueue -n "__fish_kubectl_kueue_using_subcommand run-controller" -l leader-elect -d 'Elect one active replica through a Lease (leaderElection in --config sets the lease name, namespace and timings). Default: the file\'s leaderElection.leaderElect, else off' -r -f -a "true\t''
 false\t''"
-complete -c kubectl-kueue -n "__fish_kubectl_kueue_using_subcommand run-controller" -l metrics-bind-address -d 'Where to serve /metrics (`:PORT`, `HOST:PORT`, `0` to disable). Default: the configuration\'s metrics.bindAddress (`:8443`)' -r
+complete -c kubectl-kueue -n "__fish_kubectl_kueue_using_subcommand run-controller" -l metrics-bind-address -d 'Where to serve /metrics (`:PORT`, `HOST:PORT`, `0` to disable), over HTTPS for callers whose token may `get` the non-resource URL /metrics (TokenReview and SubjectAccessReview, as upstream). Default: the configuration\'s metrics.bindAddress (`:8443`)' -r
+complete -c kubectl-kueue -n "__fish_kubectl_kueue_using_subcommand run-controller" -l metrics-cert-dir -d 'Directory with the /metrics serving certificate (tls.crt, tls.key), e.g. a mounted Secret. Default: a self-signed certificate generated in memory' -r -F
 complete -c kubectl-kueue -n "__fish_kubectl_kueue_using_subcommand run-controller" -l health-probe-bind-address -d 'Where to serve /healthz and /readyz. Default: health.healthProbeBindAddress (`:8081`)' -r
 complete -c kubectl-kueue -n "__fish_kubectl_kueue_using_subcommand run-controller" -l max-concurrent-writes -d 'Writes to the API server in flight at once' -r
 complete -c kubectl-kueue -n "__fish_kubectl_kueue_using_subcommand run-controller" -l kubeconfig -d 'Path to the kubeconfig file to use' -r
@@ -112,10 +113,11 @@ complete -c kubectl-kueue -n "__fish_kubectl_kueue_using_subcommand run-controll
 always\t''
 never\t''"
 complete -c kubectl-kueue -n "__fish_kubectl_kueue_using_subcommand run-controller" -l force -d 'Start even when upstream Kueue\'s controller seems to run in the cluster'
+complete -c kubectl-kueue -n "__fish_kubectl_kueue_using_subcommand run-controller" -l metrics-insecure -d 'Serve /metrics over plain HTTP without authentication; only on a loopback address'
 complete -c kubectl-kueue -n "__fish_kubectl_kueue_using_subcommand run-controller" -l strict-namespace-selector -d 'Read a ClusterQueue without namespaceSelector as upstream does (no namespace)'
 complete -c kubectl-kueue -n "__fish_kubectl_kueue_using_subcommand run-controller" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace); RUST_LOG overrides'
 complete -c kubectl-kueue -n "__fish_kubectl_kueue_using_subcommand run-controller" -s h -l help -d 'Print help'
-complete -c kubectl-kueue -n "__fish_kubectl_kueue_using_subcommand install" -l image -d 'Container image of the controller (built from the repository\'s Dockerfile)' -r
+complete -c kubectl-kueue -n "__fish_kubectl_kueue_using_subcommand install" -l image -d 'Container image of the controller (built from the repository\'s Dockerfile); pin it by digest in production: `REPO@sha256:<digest>`' -r
 complete -c kubectl-kueue -n "__fish_kubectl_kueue_using_subcommand install" -l replicas -d 'Controller replicas (one leads, the others wait for the lease)' -r
 complete -c kubectl-kueue -n "__fish_kubectl_kueue_using_subcommand install" -l kubeconfig -d 'Path to the kubeconfig file to use' -r
 complete -c kubectl-kueue -n "__fish_kubectl_kueue_using_subcommand install" -l context -d 'The name of the kubeconfig context to use' -r

@@ -11,6 +11,14 @@
 # The archive is kubectl-kueue_<version>_<os>_<arch>.tar.gz with kubectl-kueue,
 # kubectl_complete-kueue and LICENSE at its root (the files krew-manifest.yaml lists).
 # Prints the archive path, then the manifest path.
+#
+# The controller image is built and pushed separately, then installed pinned by its digest
+# (a tag can be moved, a digest cannot):
+#   docker buildx build --push -t ghcr.io/<owner>/kubectl-kueue:<version> .
+#   digest="$(docker buildx imagetools inspect ghcr.io/<owner>/kubectl-kueue:<version> \
+#       --format '{{json .Manifest.Digest}}' | tr -d '"')"
+#   kubectl kueue install --image "ghcr.io/<owner>/kubectl-kueue@${digest}"
+#   kubectl kueue install --print --image "ghcr.io/<owner>/kubectl-kueue@${digest}" > kueue.yaml
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -22,7 +30,7 @@ while [[ $# -gt 0 ]]; do
     --binary) binary="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --in-place) in_place=1; shift ;;
-    -h|--help) sed -n '2,14p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "scripts/release.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done

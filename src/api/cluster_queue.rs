@@ -66,10 +66,6 @@ use super::quota::{FlavorUsage, ResourceGroup};
         "rule": "!has(self.cohort) && has(self.resourceGroups) ? self.resourceGroups.all(rg, rg.flavors.all(f, f.resources.all(r, !has(r.borrowingLimit)))) : true",
         "message": "borrowingLimit must be nil when cohort is empty",
     },
-    {
-        "rule": "!has(self.cohort) && has(self.resourceGroups) ? self.resourceGroups.all(rg, rg.flavors.all(f, f.resources.all(r, !has(r.lendingLimit)))) : true",
-        "message": "lendingLimit must be nil when cohort is empty",
-    },
 ]))]
 pub struct ClusterQueueSpec {
     /// Groups of resources with their quota per flavor (at most 16 groups).

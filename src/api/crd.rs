@@ -25,7 +25,7 @@ pub fn crds() -> Vec<CustomResourceDefinition> {
     vec![
         with_schema::<ClusterQueue>(
             "A pool of quota per flavor and resource, shared by the LocalQueues that point to it.",
-            Some(structural_schema_for::<ClusterQueueSpec>(true)),
+            Some(cluster_queue_spec()),
             Some(status_schema::<ClusterQueueStatus>(true)),
             Vec::new(),
         ),
@@ -71,11 +71,28 @@ pub fn crd_file_name(crd: &CustomResourceDefinition) -> String {
     format!("{}_{}.yaml", crd.spec.group, crd.spec.names.plural)
 }
 
+/// The ClusterQueue spec with the list types upstream's schema gives the embedded
+/// `metav1.LabelSelector` (atomic lists, as its Go markers say).
+fn cluster_queue_spec() -> Value {
+    let mut spec = structural_schema_for::<ClusterQueueSpec>(true);
+    let expressions =
+        &mut spec["properties"]["namespaceSelector"]["properties"]["matchExpressions"];
+    expressions["x-kubernetes-list-type"] = json!("atomic");
+    expressions["items"]["properties"]["values"]["x-kubernetes-list-type"] = json!("atomic");
+    spec
+}
+
 fn workload_crd() -> CustomResourceDefinition {
     let mut status = status_schema::<WorkloadStatus>(false);
-    // The only default upstream puts inside a Workload's status.
-    status["properties"]["admission"]["properties"]["podSetAssignments"]["items"]["properties"]["name"]
-        ["default"] = json!("main");
+    // The only default upstream puts inside a Workload's status; the name is required there
+    // as upstream's schema says (the default fills it first).
+    let assignment =
+        &mut status["properties"]["admission"]["properties"]["podSetAssignments"]["items"];
+    assignment["properties"]["name"]["default"] = json!("main");
+    assignment["required"] = json!(["name"]);
+    let mut spec = structural_schema_for::<WorkloadSpec>(false);
+    // v1beta1's podSet count is required (and defaulted to 1 first), as upstream's.
+    spec["properties"]["podSets"]["items"]["required"] = json!(["count", "template"]);
     let quota_reserved = |obj: &str| {
         format!(
             "has({obj}.status) && has({obj}.status.conditions) && {obj}.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')"
@@ -130,7 +147,7 @@ fn workload_crd() -> CustomResourceDefinition {
         // Pod templates carry the whole core/v1 PodSpec; without its descriptions the CRD stays
         // small enough for a client-side `kubectl apply` (its last-applied annotation is capped
         // at 256 KiB).
-        Some(structural_schema_for::<WorkloadSpec>(false)),
+        Some(spec),
         Some(status),
         rules,
     )

@@ -16,13 +16,15 @@ use crate::output::Printer;
 #[command(after_help = "Examples:
   kubectl kueue install                          # everything, controller in kueue-system
   kubectl kueue install --print > kueue.yaml     # the manifests, to review or apply with kubectl
+  kubectl kueue install --image ghcr.io/you/kubectl-kueue@sha256:<digest>   # pinned by digest
   kubectl kueue install --without-controller     # CRDs, RBAC and the policy; run the controller yourself")]
 pub struct InstallArgs {
     /// Print the manifests (YAML) instead of applying them.
     #[arg(long)]
     pub print: bool,
-    /// Container image of the controller (built from the repository's Dockerfile).
-    #[arg(long, value_name = "IMAGE", default_value = concat!("kubectl-kueue:", env!("CARGO_PKG_VERSION")))]
+    /// Container image of the controller (built from the repository's Dockerfile); pin it by
+    /// digest in production: `REPO@sha256:<digest>`.
+    #[arg(long, value_name = "IMAGE", default_value = concat!("kubectl-kueue:", env!("CARGO_PKG_VERSION")), value_parser = crate::manifests::install::check_image)]
     pub image: String,
     /// Controller replicas (one leads, the others wait for the lease).
     #[arg(long, value_name = "N", default_value_t = 2)]

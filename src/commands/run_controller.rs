@@ -14,7 +14,7 @@ use crate::controller::{self, Options};
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:
   # From a laptop, against the current kubeconfig context:
-  kubectl kueue run-controller --metrics-bind-address 127.0.0.1:8443 --health-probe-bind-address 127.0.0.1:8081
+  kubectl kueue run-controller --metrics-bind-address 127.0.0.1:8080 --metrics-insecure --health-probe-bind-address 127.0.0.1:8081
 
   # With upstream Kueue's configuration file (fair sharing, leader election, client QPS...):
   kubectl kueue run-controller --config controller_manager_config.yaml --leader-elect
@@ -34,10 +34,19 @@ pub struct RunControllerArgs {
     /// Start even when upstream Kueue's controller seems to run in the cluster.
     #[arg(long)]
     pub force: bool,
-    /// Where to serve /metrics (`:PORT`, `HOST:PORT`, `0` to disable). Default: the
-    /// configuration's metrics.bindAddress (`:8443`).
+    /// Where to serve /metrics (`:PORT`, `HOST:PORT`, `0` to disable), over HTTPS for
+    /// callers whose token may `get` the non-resource URL /metrics (TokenReview and
+    /// SubjectAccessReview, as upstream). Default: the configuration's metrics.bindAddress
+    /// (`:8443`).
     #[arg(long, value_name = "ADDR")]
     pub metrics_bind_address: Option<String>,
+    /// Serve /metrics over plain HTTP without authentication; only on a loopback address.
+    #[arg(long)]
+    pub metrics_insecure: bool,
+    /// Directory with the /metrics serving certificate (tls.crt, tls.key), e.g. a mounted
+    /// Secret. Default: a self-signed certificate generated in memory.
+    #[arg(long, value_name = "DIR")]
+    pub metrics_cert_dir: Option<std::path::PathBuf>,
     /// Where to serve /healthz and /readyz. Default: health.healthProbeBindAddress (`:8081`).
     #[arg(long, value_name = "ADDR")]
     pub health_probe_bind_address: Option<String>,
@@ -113,6 +122,9 @@ pub fn run(global: &GlobalArgs, args: RunControllerArgs) -> CliResult {
                 .unwrap_or(":8081"),
         )?,
     };
+    if args.metrics_insecure {
+        crate::controller::http::MetricsSecurity::check_insecure_address(metrics_addr)?;
+    }
     let opts = Options {
         config,
         config_given,
@@ -120,6 +132,8 @@ pub fn run(global: &GlobalArgs, args: RunControllerArgs) -> CliResult {
         leader_elect,
         force: args.force,
         metrics_addr,
+        metrics_insecure: args.metrics_insecure,
+        metrics_cert_dir: args.metrics_cert_dir,
         health_addr,
         max_in_flight: args.max_concurrent_writes,
         client_rate_limit,

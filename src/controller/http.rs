@@ -1,6 +1,10 @@
 //! `/metrics` (Prometheus text), `/healthz` (the process and its loop are alive) and
 //! `/readyz` (the caches are synced and this replica can serve: a follower waiting for the
 //! lease is ready too).
+//!
+//! Invariants: `/metrics` is served over HTTPS behind [`MetricsAuth`] unless plain HTTP was
+//! asked for on a loopback address ([`MetricsSecurity::check_insecure_address`]); the probes
+//! are plain HTTP on their own address, as upstream's.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -8,11 +12,35 @@ use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 
 use anyhow::Context;
 use axum::Router;
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::response::IntoResponse;
 use axum::routing::get;
 
+use super::metrics_auth::MetricsAuth;
 use crate::metrics::Metrics;
+
+/// How `/metrics` is served.
+pub enum MetricsSecurity {
+    /// Plain HTTP, no authentication: only on a loopback address.
+    Insecure,
+    /// HTTPS, each request authenticated and authorized.
+    Secure {
+        tls: Arc<rustls::ServerConfig>,
+        auth: Arc<MetricsAuth>,
+    },
+}
+
+impl MetricsSecurity {
+    /// Refuses plain HTTP on an address other machines can reach.
+    pub fn check_insecure_address(addr: Option<SocketAddr>) -> anyhow::Result<()> {
+        match addr {
+            Some(a) if !a.ip().is_loopback() => anyhow::bail!(
+                "--metrics-insecure serves /metrics without TLS or authentication, so only on a loopback address (e.g. 127.0.0.1:8080), not {a}"
+            ),
+            _ => Ok(()),
+        }
+    }
+}
 
 /// How long the loop may go without a heartbeat before `/healthz` fails.
 const STALL_MS: i64 = 60_000;
@@ -49,18 +77,27 @@ pub fn parse_address(text: &str) -> anyhow::Result<Option<SocketAddr>> {
 }
 
 fn router(
-    metrics: Option<Arc<Metrics>>,
+    metrics: Option<(Arc<Metrics>, Option<Arc<MetricsAuth>>)>,
     health: Option<Arc<Health>>,
     live_path: &str,
     ready_path: &str,
 ) -> Router {
     let mut r = Router::new();
-    if let Some(m) = metrics {
+    if let Some((m, auth)) = metrics {
         r = r.route(
             "/metrics",
-            get(move || {
-                let m = m.clone();
+            get(move |method: Method, headers: HeaderMap| {
+                let (m, auth) = (m.clone(), auth.clone());
                 async move {
+                    if let Some(auth) = auth {
+                        let authorization = headers
+                            .get(header::AUTHORIZATION)
+                            .and_then(|v| v.to_str().ok());
+                        let verb = method.as_str().to_ascii_lowercase();
+                        if let Err(refusal) = auth.check(authorization, &verb, "/metrics").await {
+                            return refusal.into_response();
+                        }
+                    }
                     (
                         [(
                             header::CONTENT_TYPE,
@@ -68,6 +105,7 @@ fn router(
                         )],
                         m.encode(),
                     )
+                        .into_response()
                 }
             }),
         );
@@ -111,36 +149,57 @@ fn router(
     r
 }
 
-/// Binds the endpoints (one listener when both addresses are the same) and serves them in the
-/// background. Returns the bound addresses.
+/// Binds the endpoints and serves them in the background: `/metrics` as `security` says, the
+/// probes over plain HTTP (on the same listener only when both addresses are the same and
+/// `/metrics` is insecure). Returns the bound addresses.
 pub async fn serve(
     metrics_addr: Option<SocketAddr>,
     health_addr: Option<SocketAddr>,
-    metrics: Arc<Metrics>,
+    (metrics, security): (Arc<Metrics>, MetricsSecurity),
     health: Arc<Health>,
     live_path: &str,
     ready_path: &str,
 ) -> anyhow::Result<Vec<SocketAddr>> {
     let mut bound = Vec::new();
-    let mut plan: Vec<(SocketAddr, Router)> = Vec::new();
+    let mut plain: Vec<(SocketAddr, Router)> = Vec::new();
+    let (tls, auth) = match security {
+        MetricsSecurity::Insecure => (None, None),
+        MetricsSecurity::Secure { tls, auth } => (Some(tls), Some(auth)),
+    };
     match (metrics_addr, health_addr) {
-        (Some(m), Some(h)) if m == h => plan.push((
+        (Some(m), Some(h)) if m == h && tls.is_some() => anyhow::bail!(
+            "/metrics is HTTPS and the health probes plain HTTP: give them different addresses (both are {m})"
+        ),
+        (Some(m), Some(h)) if m == h => plain.push((
             m,
-            router(Some(metrics), Some(health), live_path, ready_path),
+            router(Some((metrics, None)), Some(health), live_path, ready_path),
         )),
         (m, h) => {
             if let Some(m) = m {
-                plan.push((m, router(Some(metrics), None, live_path, ready_path)));
+                let app = router(Some((metrics, auth)), None, live_path, ready_path);
+                match &tls {
+                    Some(tls) => {
+                        let listener = bind(m).await?;
+                        let local = listener.local_addr()?;
+                        tracing::info!(address = %local, "serving /metrics over HTTPS (TokenReview and SubjectAccessReview)");
+                        bound.push(local);
+                        let listener = super::tls::TlsListener::new(listener, tls.clone())?;
+                        tokio::spawn(async move {
+                            if let Err(e) = axum::serve(listener, app).await {
+                                tracing::error!(error = %e, "metrics HTTPS server stopped");
+                            }
+                        });
+                    }
+                    None => plain.push((m, app)),
+                }
             }
             if let Some(h) = h {
-                plan.push((h, router(None, Some(health), live_path, ready_path)));
+                plain.push((h, router(None, Some(health), live_path, ready_path)));
             }
         }
     }
-    for (addr, app) in plan {
-        let listener = tokio::net::TcpListener::bind(addr)
-            .await
-            .with_context(|| format!("cannot listen on {addr}"))?;
+    for (addr, app) in plain {
+        let listener = bind(addr).await?;
         let local = listener.local_addr()?;
         tracing::info!(address = %local, "serving HTTP endpoints");
         bound.push(local);
@@ -153,9 +212,25 @@ pub async fn serve(
     Ok(bound)
 }
 
+async fn bind(addr: SocketAddr) -> anyhow::Result<tokio::net::TcpListener> {
+    tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("cannot listen on {addr}"))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::parse_address;
+    use super::{MetricsSecurity, parse_address};
+
+    #[test]
+    fn plain_http_metrics_only_on_loopback() {
+        let ok = |a: &str| MetricsSecurity::check_insecure_address(parse_address(a).unwrap());
+        assert!(ok("127.0.0.1:8080").is_ok());
+        assert!(ok("[::1]:8080").is_ok());
+        assert!(ok("0").is_ok());
+        assert!(ok(":8080").is_err());
+        assert!(ok("10.0.0.1:8080").is_err());
+    }
 
     #[test]
     fn addresses_in_upstreams_forms() {

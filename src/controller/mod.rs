@@ -14,8 +14,10 @@
 //! loop), and reading the Configuration file.
 
 pub mod http;
+pub mod metrics_auth;
 pub mod model;
 mod shell;
+mod tls;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -38,6 +40,11 @@ pub struct Options {
     pub leader_elect: bool,
     pub force: bool,
     pub metrics_addr: Option<SocketAddr>,
+    /// Serve `/metrics` over plain HTTP without authentication (checked to be on loopback).
+    pub metrics_insecure: bool,
+    /// Where `tls.crt`/`tls.key` for `/metrics` are; unset: controller-runtime's default
+    /// directory if it holds them, else a self-signed certificate made in memory.
+    pub metrics_cert_dir: Option<std::path::PathBuf>,
     pub health_addr: Option<SocketAddr>,
     /// Writes in flight at most.
     pub max_in_flight: usize,
@@ -144,10 +151,20 @@ pub async fn run(
         .clone()
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| "readyz".into());
+    let security = if opts.metrics_insecure || opts.metrics_addr.is_none() {
+        http::MetricsSecurity::Insecure
+    } else {
+        let (tls, source) = tls::server_config(opts.metrics_cert_dir.as_deref())?;
+        tracing::info!(certificate = %source, "metrics serving certificate");
+        http::MetricsSecurity::Secure {
+            tls,
+            auth: Arc::new(metrics_auth::MetricsAuth::new(client.clone())),
+        }
+    };
     http::serve(
         opts.metrics_addr,
         opts.health_addr,
-        metrics.clone(),
+        (metrics.clone(), security),
         health.clone(),
         &live_path,
         &ready_path,

@@ -13,6 +13,12 @@ use serde_json::{Value, json};
 pub const DEFAULT_CONTROLLER_NAMESPACE: &str = "kueue-system";
 /// Name of the controller's Deployment, ServiceAccount, roles and Service.
 pub const CONTROLLER: &str = "kubectl-kueue-controller";
+/// The ClusterRole a scraper's ServiceAccount is bound to, to read `/metrics` (upstream's name:
+/// bindings made for upstream Kueue's scrapers keep working).
+pub const METRICS_READER: &str = "kueue-metrics-reader";
+/// Upstream Kueue's controller Deployment, the one Deployment the controller may list (by
+/// name) to refuse to start next to it.
+pub const UPSTREAM_DEPLOYMENT: &str = "kueue-controller-manager";
 /// Name of the admission policy and its binding.
 pub const POLICY: &str = "kubectl-kueue-suspend-queued-jobs";
 
@@ -27,6 +33,30 @@ pub struct InstallOptions {
     pub without_controller: bool,
     /// Leave the CRDs out.
     pub skip_crds: bool,
+}
+
+/// Checks a container image reference: `name[:tag]` or `name[:tag]@sha256:<64 hex>` (pinned
+/// by digest, what a release should use). Returns the reference unchanged.
+pub fn check_image(image: &str) -> Result<String, String> {
+    if image.is_empty() || image.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(format!("{image:?} is not an image reference"));
+    }
+    if let Some((name, digest)) = image.split_once('@') {
+        let hex = digest.strip_prefix("sha256:").ok_or_else(|| {
+            format!("{image:?}: the digest after '@' must be sha256:<64 hex digits>")
+        })?;
+        if name.is_empty()
+            || hex.len() != 64
+            || !hex
+                .chars()
+                .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
+        {
+            return Err(format!(
+                "{image:?}: expected NAME[:TAG]@sha256:<64 lowercase hex digits>"
+            ));
+        }
+    }
+    Ok(image.to_string())
 }
 
 /// The objects as one multi-document YAML, each after `---`.
@@ -143,8 +173,10 @@ fn rbac(namespace: &str) -> Vec<Value> {
                 rule(&[""], &["limitranges"], &read),
                 rule(&["node.k8s.io"], &["runtimeclasses"], &read),
                 rule(&["events.k8s.io"], &["events"], &["create", "patch"]),
-                // To refuse to start while upstream Kueue's controller runs.
-                rule(&["apps"], &["deployments"], &["list"]),
+                // To refuse to start while upstream Kueue's controller runs: that one
+                // Deployment only, by name (a list with a `metadata.name` field selector is
+                // authorized against resourceNames).
+                json!({ "apiGroups": ["apps"], "resources": ["deployments"], "resourceNames": [UPSTREAM_DEPLOYMENT], "verbs": ["list"] }),
             ],
         }),
         json!({
@@ -152,6 +184,27 @@ fn rbac(namespace: &str) -> Vec<Value> {
             "metadata": { "name": CONTROLLER, "labels": labels() },
             "roleRef": { "apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": CONTROLLER },
             "subjects": [{ "kind": "ServiceAccount", "name": CONTROLLER, "namespace": namespace }],
+        }),
+        // `/metrics` checks its callers' tokens (TokenReview) and rights (SubjectAccessReview).
+        json!({
+            "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+            "metadata": { "name": format!("{CONTROLLER}-metrics-auth"), "labels": labels() },
+            "rules": [
+                rule(&["authentication.k8s.io"], &["tokenreviews"], &["create"]),
+                rule(&["authorization.k8s.io"], &["subjectaccessreviews"], &["create"]),
+            ],
+        }),
+        json!({
+            "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+            "metadata": { "name": format!("{CONTROLLER}-metrics-auth"), "labels": labels() },
+            "roleRef": { "apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": format!("{CONTROLLER}-metrics-auth") },
+            "subjects": [{ "kind": "ServiceAccount", "name": CONTROLLER, "namespace": namespace }],
+        }),
+        // Bind a scraper (Prometheus' ServiceAccount) to this one; no binding ships, as upstream.
+        json!({
+            "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+            "metadata": { "name": METRICS_READER, "labels": labels() },
+            "rules": [{ "nonResourceURLs": ["/metrics"], "verbs": ["get"] }],
         }),
         json!({
             "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
@@ -185,7 +238,13 @@ fn controller(namespace: &str, image: &str, replicas: i32) -> Vec<Value> {
                     "metadata": { "labels": selector },
                     "spec": {
                         "serviceAccountName": CONTROLLER,
-                        "securityContext": { "runAsNonRoot": true, "seccompProfile": { "type": "RuntimeDefault" } },
+                        "securityContext": {
+                            "runAsNonRoot": true,
+                            // distroless's nonroot user (the Dockerfile's USER).
+                            "runAsUser": 65532,
+                            "runAsGroup": 65532,
+                            "seccompProfile": { "type": "RuntimeDefault" },
+                        },
                         "terminationGracePeriodSeconds": 30,
                         "containers": [{
                             "name": "controller",
@@ -214,10 +273,16 @@ fn controller(namespace: &str, image: &str, replicas: i32) -> Vec<Value> {
                 },
             },
         }),
+        // For a ServiceMonitor: `port: https`, `scheme: https`, a bearer token bound to
+        // kueue-metrics-reader, `insecureSkipVerify` with the self-signed certificate.
         json!({
             "apiVersion": "v1", "kind": "Service",
-            "metadata": { "name": format!("{CONTROLLER}-metrics"), "namespace": namespace, "labels": labels() },
-            "spec": { "selector": selector, "ports": [{ "name": "metrics", "port": 8443, "targetPort": "metrics" }] },
+            "metadata": {
+                "name": format!("{CONTROLLER}-metrics"),
+                "namespace": namespace,
+                "labels": { "app.kubernetes.io/name": "kubectl-kueue", "app.kubernetes.io/component": "metrics-service" },
+            },
+            "spec": { "selector": selector, "ports": [{ "name": "https", "port": 8443, "protocol": "TCP", "targetPort": "metrics" }] },
         }),
     ]
 }
@@ -239,6 +304,7 @@ pub fn manifests(namespace: &str, args: &InstallOptions) -> Vec<Value> {
         out.extend(controller(namespace, &args.image, args.replicas));
     }
     out.extend(policy());
+    out.extend(super::validation::policies(namespace, &labels()));
     out
 }
 
@@ -318,6 +384,77 @@ mod tests {
                 .map(|v| v.as_str().unwrap())
                 .collect();
             assert!(!verbs.contains(&"*") && !verbs.contains(&"delete"), "{r}");
+        }
+    }
+
+    #[test]
+    fn the_pod_is_hardened_and_deployments_are_read_by_name_only() {
+        let m = manifests("kueue-system", &args());
+        let deployment = m.iter().find(|o| o["kind"] == "Deployment").unwrap();
+        let pod = &deployment["spec"]["template"]["spec"];
+        assert_eq!(pod["securityContext"]["runAsNonRoot"], true);
+        assert_eq!(
+            pod["securityContext"]["seccompProfile"]["type"],
+            "RuntimeDefault"
+        );
+        let container = &pod["securityContext"];
+        assert!(container["runAsUser"].as_i64().unwrap() > 0);
+        let container = &pod["containers"][0]["securityContext"];
+        assert_eq!(container["allowPrivilegeEscalation"], false);
+        assert_eq!(container["readOnlyRootFilesystem"], true);
+        assert_eq!(container["capabilities"]["drop"], json!(["ALL"]));
+        let role = m.iter().find(|o| o["kind"] == "ClusterRole").unwrap();
+        for r in role["rules"].as_array().unwrap() {
+            if r["resources"] == json!(["deployments"]) {
+                assert_eq!(r["resourceNames"], json!([UPSTREAM_DEPLOYMENT]), "{r}");
+                assert_eq!(r["verbs"], json!(["list"]), "{r}");
+            }
+        }
+    }
+
+    #[test]
+    fn metrics_are_scrapable_over_https_by_readers() {
+        let m = manifests("kueue-system", &args());
+        let named = |kind: &str, name: &str| {
+            m.iter()
+                .find(|o| o["kind"] == kind && o["metadata"]["name"] == name)
+                .unwrap_or_else(|| panic!("{kind} {name}"))
+        };
+        let reader = named("ClusterRole", METRICS_READER);
+        assert_eq!(
+            reader["rules"],
+            json!([{ "nonResourceURLs": ["/metrics"], "verbs": ["get"] }])
+        );
+        let auth = named("ClusterRole", "kubectl-kueue-controller-metrics-auth");
+        assert_eq!(auth["rules"][0]["resources"], json!(["tokenreviews"]));
+        assert_eq!(
+            auth["rules"][1]["resources"],
+            json!(["subjectaccessreviews"])
+        );
+        let binding = named(
+            "ClusterRoleBinding",
+            "kubectl-kueue-controller-metrics-auth",
+        );
+        assert_eq!(binding["subjects"][0]["name"], CONTROLLER);
+        let service = named("Service", "kubectl-kueue-controller-metrics");
+        assert_eq!(service["spec"]["ports"][0]["name"], "https");
+    }
+
+    #[test]
+    fn images_may_be_pinned_by_digest() {
+        let digest = format!("ghcr.io/o/kubectl-kueue@sha256:{}", "a1".repeat(32));
+        assert_eq!(check_image(&digest).as_deref(), Ok(digest.as_str()));
+        assert!(check_image("ghcr.io/o/kubectl-kueue:0.1.0").is_ok());
+        assert!(check_image(&format!("kubectl-kueue:0.1.0@sha256:{}", "0".repeat(64))).is_ok());
+        for bad in [
+            "",
+            "a b",
+            "x@sha256:abc",
+            "x@md5:00",
+            "@sha256:00",
+            &format!("x@sha256:{}", "A".repeat(64)),
+        ] {
+            assert!(check_image(bad).is_err(), "{bad:?}");
         }
     }
 

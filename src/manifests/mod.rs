@@ -20,6 +20,7 @@ pub mod pod;
 pub mod requests;
 pub mod setup;
 pub mod sources;
+pub mod validation;
 
 pub use convert::{ConvertOptions, Converted, WorkloadEntry, convert};
 pub use error::{InputError, LoadError, Origin};

@@ -28,7 +28,9 @@
 //! `src/commands/create.rs` made `command_files_are_small` fail with
 //! "src/commands/create.rs: 257 lines". `let _ = std::time::Instant::now();` in
 //! `decide()` (`src/kube/lease/decide.rs`) made `the_election_rule_is_pure` fail with
-//! "src/kube/lease/decide.rs:NN: `Instant::now`". All were removed again.
+//! "src/kube/lease/decide.rs:NN: `Instant::now`"; `use rcgen::KeyPair as _K;` in
+//! `src/controller/http.rs` made `the_metrics_serving_key_stays_in_one_file` fail with
+//! "src/controller/http.rs:NN: `rcgen`". All were removed again.
 
 use std::path::{Path, PathBuf};
 
@@ -596,6 +598,25 @@ fn commands_make_no_api_calls() {
         "commands go through crate::kube's operations:\n{}",
         found.join("\n")
     );
+}
+
+#[test]
+fn the_metrics_serving_key_stays_in_one_file() {
+    // The /metrics TLS key is made or read, and handed to rustls, in `controller/tls.rs` only:
+    // no other file can log it or write it out.
+    let mut found = Vec::new();
+    for f in rust_files("src") {
+        if rel(&f) == "src/controller/tls.rs" {
+            continue;
+        }
+        let code = code_only(&std::fs::read_to_string(&f).unwrap());
+        for word in ["rcgen", "PrivateKeyDer", "signing_key"] {
+            for line in occurrences(&code, word) {
+                found.push(format!("{}:{line}: `{word}`", rel(&f)));
+            }
+        }
+    }
+    assert!(found.is_empty(), "{}", found.join("\n"));
 }
 
 #[test]

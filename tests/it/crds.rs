@@ -405,10 +405,16 @@ fn the_key_validation_rules_are_there() {
             .iter()
             .any(|r| r.contains("!has(self.cohort)") && r.contains("borrowingLimit"))
     );
+    // As upstream: no CRD rule for lendingLimit without a cohort; the validating admission
+    // policy rejects it with the webhook's message and field path.
+    assert!(!spec_rules.iter().any(|r| r.contains("lendingLimit")));
+    let policies =
+        kubectl_kueue::manifests::validation::policies("kueue-system", &serde_json::json!({}));
+    let cq_policy = serde_json::to_string(&policies[0]).unwrap();
     assert!(
-        spec_rules
-            .iter()
-            .any(|r| r.contains("!has(self.cohort)") && r.contains("lendingLimit"))
+        policies[0]["metadata"]["name"] == "kubectl-kueue-validate-clusterqueues"
+            && cq_policy.contains(".lendingLimit")
+            && cq_policy.contains("must be nil when cohort is empty")
     );
     let preemption = rules(at(&cq, ".spec.preemption"));
     assert!(
@@ -440,16 +446,13 @@ fn the_key_validation_rules_are_there() {
     assert_eq!(at(&cq, ".spec.cohort")["maxLength"], json!(253));
 
     let cohort = schema_of(crd_named(&crds, "cohorts"));
-    let cohort_rules = rules(at(&cohort, ".spec"));
+    // As upstream: the Cohort schema has no limit rules; the policy says "when parent is empty".
+    assert!(rules(at(&cohort, ".spec")).is_empty());
     assert!(
-        cohort_rules
-            .iter()
-            .any(|r| r.contains("!has(self.parentName)") && r.contains("borrowingLimit"))
-    );
-    assert!(
-        cohort_rules
-            .iter()
-            .any(|r| r.contains("!has(self.parentName)") && r.contains("lendingLimit"))
+        policies[2]["metadata"]["name"] == "kubectl-kueue-validate-cohorts"
+            && serde_json::to_string(&policies[2])
+                .unwrap()
+                .contains("must be nil when parent is empty")
     );
 
     let lq = schema_of(crd_named(&crds, "localqueues"));

@@ -4,7 +4,8 @@
 //!   preemption, completion and the metrics at the end;
 //! - killing the controller (SIGKILL) in the middle of the story and starting it again.
 //!
-//! Throughout, a monitor checks every 100 ms that the Workloads holding quota never exceed the
+//! The controller runs as the ServiceAccount `kubectl kueue install` creates, with nothing but
+//! the installed roles. Throughout, a monitor checks every 100 ms that the Workloads holding quota never exceed the
 //! quotas and running pods never exceed the nodes' GPUs.
 #![cfg(feature = "cli")]
 
@@ -277,7 +278,7 @@ async fn seed_story_with_real_jobs() {
 
     // 2. The controller admits and starts them; they run on the A100 nodes and finish.
     let config = config_file();
-    let mut ctl = start_controller(
+    let mut ctl = start_installed_controller(
         &cluster,
         "controller",
         &["--config", config.path().to_str().unwrap()],
@@ -472,20 +473,26 @@ async fn seed_story_with_real_jobs() {
         retrain.status.unwrap().admission.unwrap().cluster_queue,
         "team-b-queue"
     );
-    let events = events_of(
-        &client,
-        "team-b",
-        "Workload",
-        retrain.metadata.name.as_deref().unwrap(),
+    // The Events follow the status write that admitted it: wait for them.
+    let retrain_name = retrain.metadata.name.clone().unwrap();
+    let events = eventually(
+        Some(&cluster),
+        T,
+        "weekly-retrain's QuotaReserved Event",
+        || async {
+            let events = events_of(&client, "team-b", "Workload", &retrain_name).await;
+            events
+                .iter()
+                .any(|(r, n)| {
+                    r == "QuotaReserved"
+                    && n.starts_with(
+                        "Quota reserved in ClusterQueue team-b-queue, wait time since queued was ",
+                    )
+                })
+                .then_some(events)
+        },
     )
     .await;
-    assert!(
-        events.iter().any(|(r, n)| r == "QuotaReserved"
-            && n.starts_with(
-                "Quota reserved in ClusterQueue team-b-queue, wait time since queued was "
-            )),
-        "{events:?}"
-    );
     assert!(
         events
             .iter()
@@ -712,6 +719,11 @@ async fn seed_story_with_real_jobs() {
         "the controller is still running:\n{}",
         ctl.proc.log_tail(30)
     );
+    let log = ctl.log();
+    assert!(
+        !log.contains("forbidden") && !log.contains("Forbidden"),
+        "the installed roles lack a permission the story needs:\n{log}"
+    );
 }
 
 #[cfg_attr(
@@ -725,7 +737,7 @@ async fn restart_mid_story_loses_nothing_and_double_admits_nothing() {
     setup(&cluster);
     let config = config_file();
     let args = ["--config", config.path().to_str().unwrap()];
-    let mut ctl = start_controller(&cluster, "controller-1", &args);
+    let mut ctl = start_installed_controller(&cluster, "controller-1", &args);
     ctl.wait_ready(T);
     let monitor = QuotaMonitor::start(client.clone(), 8, 8, 8);
     experiments(&cluster);
@@ -741,7 +753,7 @@ async fn restart_mid_story_loses_nothing_and_double_admits_nothing() {
     ctl.proc.kill();
     let retrain = repo_path("examples/gpu-two-teams/jobs/weekly-retrain.yaml");
     kubectl(&cluster, &["apply", "-f", retrain.to_str().unwrap()]);
-    let mut ctl = start_controller(&cluster, "controller-2", &args);
+    let mut ctl = start_installed_controller(&cluster, "controller-2", &args);
     eventually(Some(&cluster), T, "a victim evicted", || async {
         workloads(&client, "team-a")
             .await
@@ -752,7 +764,7 @@ async fn restart_mid_story_loses_nothing_and_double_admits_nothing() {
     .await;
     ctl.proc.kill();
     tokio::time::sleep(Duration::from_secs(2)).await;
-    let mut ctl = start_controller(&cluster, "controller-3", &args);
+    let mut ctl = start_installed_controller(&cluster, "controller-3", &args);
     ctl.wait_ready(T);
 
     eventually(Some(&cluster), T, "weekly-retrain finished", || async {

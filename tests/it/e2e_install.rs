@@ -11,11 +11,9 @@ use std::time::Duration;
 use crate::support::cluster::ClusterBuilder;
 use crate::support::controller::*;
 use crate::support::eventually;
-use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
 use k8s_openapi::api::batch::v1::Job;
-use k8s_openapi::api::core::v1::ServiceAccount;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{Api, PostParams};
+use kube::api::Api;
 
 const T: Duration = Duration::from_secs(30);
 
@@ -52,39 +50,29 @@ fn the_repository_holds_the_printed_manifests() {
         && d["spec"]["template"]["spec"]["containers"][0]["args"][0] == "run-controller"));
 }
 
-/// A kubeconfig that authenticates as the controller's ServiceAccount.
-async fn service_account_kubeconfig(
-    cluster: &crate::support::cluster::Cluster,
-) -> tempfile::NamedTempFile {
-    let sas = Api::<ServiceAccount>::namespaced(cluster.client(), "kueue-system");
-    let tr = TokenRequest {
-        spec: Some(TokenRequestSpec {
-            audiences: None,
-            expiration_seconds: Some(3600),
-            ..Default::default()
-        }),
-        ..Default::default()
-    };
-    let token = sas
-        .create_token_request("kubectl-kueue-controller", &PostParams::default(), &tr)
-        .await
-        .unwrap();
-    let token = token.status.unwrap().token.unwrap_or_default();
-    let admin = std::fs::read_to_string(cluster.kubeconfig_path()).unwrap();
-    let kubeconfig: String = admin
-        .lines()
-        .map(|l| {
-            if l.trim_start().starts_with("token:") {
-                format!("    token: {token}")
-            } else {
-                l.to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
-    let f = tempfile::NamedTempFile::new().unwrap();
-    std::fs::write(f.path(), kubeconfig).unwrap();
-    f
+#[test]
+fn the_image_can_be_pinned_by_digest() {
+    let pinned = format!("ghcr.io/o/kubectl-kueue@sha256:{}", "0f".repeat(32));
+    let out = kueue(&["install", "--print", "--skip-crds", "--image", &pinned]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let docs = crate::support::apply::documents(&text).unwrap();
+    let deployment = docs.iter().find(|d| d["kind"] == "Deployment").unwrap();
+    assert_eq!(
+        deployment["spec"]["template"]["spec"]["containers"][0]["image"],
+        serde_json::json!(pinned)
+    );
+    let bad = kueue(&["install", "--print", "--image", "x@sha256:abc"]);
+    assert!(!bad.status.success());
+    let stderr = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        stderr.contains("--image") && stderr.contains("sha256"),
+        "{stderr}"
+    );
 }
 
 #[cfg_attr(
@@ -205,8 +193,7 @@ spec: {{clusterQueue: cq}}
     crate::support::apply::apply_yaml(&client, &setup, &ns)
         .await
         .unwrap();
-    let kubeconfig = service_account_kubeconfig(&cluster).await;
-    let mut ctl = start_controller_with(&cluster, "controller-sa", kubeconfig.path(), &[]);
+    let mut ctl = start_installed_controller(&cluster, "controller-sa", &[]);
     ctl.wait_ready(T);
     let started = eventually(
         Some(&cluster),

@@ -1,197 +1,311 @@
-//! run-controller never takes quota from running work, on the real control plane:
-//! - a ClusterQueue edited into a shape the converter rejects (a `lendingLimit` above the
-//!   `nominalQuota`, which the API server accepts) and then deleted, while its Job runs: the
-//!   Job keeps running and its Workload stays admitted, the queue says why it is inactive,
-//!   and its `resource-in-use` finalizer goes (and the queue with it) once the Job finished;
-//! - a Workload with a negative request (the CRD's quantity pattern allows a sign) is never
-//!   admitted and never lowers the queue's usage.
+//! Least privilege, proven on a real API server, with the controller running as the
+//! ServiceAccount `kubectl kueue install` creates (nothing but the installed roles) and logging
+//! at trace level:
+//! - a user who may create Jobs only in namespace team-a cannot get quota from team-b's
+//!   ClusterQueue: not by a Job or Workload in team-b, not by a LocalQueue of their own, not by
+//!   naming team-b's queues from team-a;
+//! - the controller's token never appears in its log, at any verbosity;
+//! - the controller reads upstream's controller Deployment by name only, nothing else of apps;
+//! - `/metrics` is HTTPS (a self-signed certificate, or the one in `--metrics-cert-dir`) and
+//!   answers as upstream's filter: 401 without a valid token, 403 without `get` on
+//!   `/metrics`, 200 for a ServiceAccount bound to `kueue-metrics-reader`; plain HTTP only on
+//!   loopback.
 #![cfg(feature = "cli")]
 
+use std::io::Write;
+use std::process::Stdio;
 use std::time::Duration;
 
 use crate::support::cluster::{Cluster, ClusterBuilder};
 use crate::support::controller::*;
 use crate::support::eventually;
-use k8s_openapi::api::batch::v1::Job;
-use kube::api::{Api, DeleteParams};
-use kubectl_kueue::api::{ClusterQueue, Workload};
+use crate::support::https::https_get;
+use kube::api::Api;
+use kubectl_kueue::api::ClusterQueue;
 
 const T: Duration = Duration::from_secs(60);
-const FINALIZER: &str = "kueue.x-k8s.io/resource-in-use";
+const ALICE: &str = "alice";
+const CONTROLLER_USER: &str = "system:serviceaccount:kueue-system:kubectl-kueue-controller";
 
-async fn apply(cluster: &Cluster, yaml: &str, ns: &str) {
-    crate::support::apply::apply_yaml(&cluster.client(), yaml, ns)
-        .await
+/// `kubectl --as USER ARGS` with `stdin`: (success, stdout + stderr).
+fn kubectl_as(cluster: &Cluster, user: &str, args: &[&str], stdin: &str) -> (bool, String) {
+    let mut child = cluster
+        .kubectl()
+        .arg(format!("--as={user}"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run kubectl");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
         .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
 }
 
-fn queues(ns: &str, lending_limit: u32) -> String {
+fn job(name: &str, ns: &str, queue: &str) -> String {
     format!(
-        "apiVersion: kueue.x-k8s.io/v1beta1
-kind: ResourceFlavor
-metadata: {{name: default-flavor}}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ClusterQueue
-metadata: {{name: cq}}
-spec:
-  cohort: all
-  resourceGroups:
-  - coveredResources: [cpu]
-    flavors:
-    - name: default-flavor
-      resources: [{{name: cpu, nominalQuota: 4, lendingLimit: {lending_limit}}}]
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: LocalQueue
-metadata: {{name: lq, namespace: {ns}}}
-spec: {{clusterQueue: cq}}
-"
-    )
-}
-
-fn active(cq: &ClusterQueue) -> Option<(String, String, String)> {
-    cq.status
-        .as_ref()?
-        .conditions
-        .iter()
-        .find(|c| c.type_ == "Active")
-        .map(|c| (c.status.clone(), c.reason.clone(), c.message.clone()))
-}
-
-async fn job_running(client: &kube::Client, ns: &str) -> bool {
-    let Ok(j) = Api::<Job>::namespaced(client.clone(), ns)
-        .get("train")
-        .await
-    else {
-        return false;
-    };
-    j.spec.and_then(|s| s.suspend) == Some(false)
-        && j.status.is_some_and(|s| s.active.unwrap_or(0) > 0)
-}
-
-async fn the_workload(client: &kube::Client, ns: &str) -> Option<Workload> {
-    workloads(client, ns).await.into_iter().next()
-}
-
-/// For `d`, the Job keeps running and its Workload stays admitted.
-async fn stays_running(client: &kube::Client, ns: &str, d: Duration, when: &str) {
-    let end = std::time::Instant::now() + d;
-    while std::time::Instant::now() < end {
-        let w = the_workload(client, ns).await.expect("the Workload");
-        assert!(
-            holds_quota(&w),
-            "{when}: the Workload lost its admission: {w:#?}"
-        );
-        assert!(job_running(client, ns).await, "{when}: the Job stopped");
-        tokio::time::sleep(Duration::from_millis(250)).await;
-    }
-}
-
-#[cfg_attr(
-    skip_cluster_tests,
-    ignore = "needs the test control plane (KUEUE_SKIP_CLUSTER_TESTS is set)"
-)]
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn breaking_or_deleting_a_cluster_queue_leaves_its_running_job_alone() {
-    let cluster = ClusterBuilder::full()
-        .job_pods_succeed_after(Duration::from_secs(25))
-        .start();
-    let client = cluster.client();
-    crate::support::apply::install_crds(&client, &repo_path("examples/deploy/crds"))
-        .await
-        .unwrap();
-    let ns = cluster.new_namespace("trust").await;
-    apply(&cluster, &queues(&ns, 2), &ns).await;
-    let mut ctl = start_controller(&cluster, "controller", &[]);
-    ctl.wait_ready(T);
-    let cqs = Api::<ClusterQueue>::all(client.clone());
-    eventually(
-        Some(&cluster),
-        T,
-        "the ClusterQueue's finalizer",
-        || async {
-            let cq = cqs.get("cq").await.ok()?;
-            cq.metadata
-                .finalizers?
-                .iter()
-                .any(|f| f == FINALIZER)
-                .then_some(())
-        },
-    )
-    .await;
-    apply(
-        &cluster,
-        &format!(
-            "apiVersion: batch/v1
+        "apiVersion: batch/v1
 kind: Job
 metadata:
-  name: train
+  name: {name}
   namespace: {ns}
-  labels: {{kueue.x-k8s.io/queue-name: lq}}
+  labels: {{kueue.x-k8s.io/queue-name: {queue:?}}}
 spec:
-  suspend: true
   template:
     spec:
       restartPolicy: Never
-      containers: [{{name: c, image: x, resources: {{requests: {{cpu: '2'}}}}}}]
+      containers:
+      - name: train
+        image: training:latest
+        resources:
+          requests: {{nvidia.com/gpu: 1}}
 "
-        ),
-        &ns,
     )
-    .await;
-    eventually(
-        Some(&cluster),
-        T,
-        "the Job admitted and running",
-        || async {
-            let w = the_workload(&client, &ns).await?;
-            (holds_quota(&w) && job_running(&client, &ns).await).then_some(())
-        },
-    )
-    .await;
+}
 
-    // An edit the API server accepts and the converter rejects.
-    apply(&cluster, &queues(&ns, 8), &ns).await;
-    let (_, reason, message) = eventually(Some(&cluster), T, "the queue inactive", || async {
-        active(&cqs.get("cq").await.ok()?).filter(|a| a.0 == "False")
-    })
-    .await;
-    assert_eq!(reason, "InvalidSpec");
-    assert!(message.contains("lendingLimit"), "{message}");
-    stays_running(
-        &client,
-        &ns,
-        Duration::from_secs(3),
-        "after the invalid edit",
-    )
-    .await;
+/// Jobs in team-a, and nothing else anywhere.
+const ALICE_RBAC: &str = "apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: job-submitter, namespace: team-a}
+rules:
+- apiGroups: [batch]
+  resources: [jobs]
+  verbs: [get, list, watch, create, update, patch, delete]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: alice-submits-jobs, namespace: team-a}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: job-submitter}
+subjects:
+- {apiGroup: rbac.authorization.k8s.io, kind: User, name: alice}
+";
 
-    // Deleted: terminating, held by its finalizer while the Job runs.
-    cqs.delete("cq", &DeleteParams::default()).await.unwrap();
-    let (_, reason, message) = eventually(Some(&cluster), T, "the queue terminating", || async {
-        active(&cqs.get("cq").await.ok()?).filter(|a| a.1 == "Terminating")
+#[cfg_attr(
+    skip_cluster_tests,
+    ignore = "needs the test control plane (KUEUE_SKIP_CLUSTER_TESTS is set)"
+)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_team_a_user_gets_no_team_b_quota_and_no_secret_is_logged() {
+    let cluster = ClusterBuilder::apiserver().start();
+    let client = cluster.client();
+    kubectl(&cluster, &["kueue", "install", "--without-controller"]);
+    let seed = repo_path("examples/gpu-two-teams");
+    for part in ["namespaces.yaml", "priorities.yaml", "setup.yaml"] {
+        kubectl(
+            &cluster,
+            &["apply", "-f", seed.join(part).to_str().unwrap()],
+        );
+    }
+    crate::support::apply::apply_yaml(&client, ALICE_RBAC, "team-a")
+        .await
+        .unwrap();
+
+    let token = controller_token(&cluster);
+    let kubeconfig = kubeconfig_with_token(&cluster, &token);
+    let mut ctl = start_controller_logging(
+        &cluster,
+        "controller-trace",
+        kubeconfig.path(),
+        &["-vvv"],
+        "trace",
+    );
+    ctl.wait_ready(T);
+
+    // Straight at team-b, or around it through objects alice may not create.
+    let forbidden = |what: &str, manifest: &str| {
+        let (ok, out) = kubectl_as(&cluster, ALICE, &["create", "-f", "-"], manifest);
+        assert!(!ok && out.contains("forbidden"), "{what}: {out}");
+        assert!(
+            out.contains("User \"alice\" cannot create resource"),
+            "{what}: {out}"
+        );
+    };
+    forbidden(
+        "a Job in team-b",
+        &job("sneaky", "team-b", "training-queue"),
+    );
+    forbidden(
+        "a Workload in team-b",
+        "apiVersion: kueue.x-k8s.io/v1beta1
+kind: Workload
+metadata: {name: sneaky, namespace: team-b}
+spec:
+  queueName: training-queue
+  podSets:
+  - name: main
+    count: 1
+    template: {spec: {containers: [{name: c, image: x, resources: {requests: {nvidia.com/gpu: 1}}}]}}
+",
+    );
+    forbidden(
+        "a LocalQueue in team-a pointing at team-b's ClusterQueue",
+        "apiVersion: kueue.x-k8s.io/v1beta1
+kind: LocalQueue
+metadata: {name: team-b-queue, namespace: team-a}
+spec: {clusterQueue: team-b-queue}
+",
+    );
+    // A queue name cannot leave the Job's namespace.
+    let (ok, out) = kubectl_as(
+        &cluster,
+        ALICE,
+        &["create", "-f", "-"],
+        &job("cross-namespace", "team-a", "team-b/training-queue"),
+    );
+    assert!(!ok && out.contains("metadata.labels"), "{out}");
+
+    // From team-a, with team-b's names: nothing reserves team-b's quota.
+    for (name, queue) in [("own", "training-queue"), ("named-like-b", "team-b-queue")] {
+        let (ok, out) = kubectl_as(
+            &cluster,
+            ALICE,
+            &["create", "-f", "-"],
+            &job(name, "team-a", queue),
+        );
+        assert!(ok, "alice may create Jobs in team-a: {out}");
+    }
+    let admitted = eventually(Some(&cluster), T, "alice's own Job admitted", || async {
+        workloads(&client, "team-a")
+            .await
+            .into_iter()
+            .find(|w| job_name(w) == "own" && holds_quota(w))
     })
     .await;
     assert_eq!(
-        message,
-        "Can't admit new workloads; clusterQueue is terminating"
+        admitted.status.unwrap().admission.unwrap().cluster_queue,
+        "team-a-queue"
     );
-    assert_eq!(reason, "Terminating");
-    stays_running(&client, &ns, Duration::from_secs(3), "after the deletion").await;
-    assert!(cqs.get("cq").await.is_ok(), "kept by its finalizer");
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    for w in workloads(&client, "team-a").await {
+        if job_name(&w) == "named-like-b" {
+            assert!(
+                !holds_quota(&w),
+                "a Job naming no LocalQueue of team-a waits"
+            );
+        }
+    }
+    let team_b = Api::<ClusterQueue>::all(client.clone())
+        .get("team-b-queue")
+        .await
+        .unwrap();
+    let status = team_b.status.unwrap_or_default();
+    assert_eq!(
+        (status.admitted_workloads, status.reserving_workloads),
+        (0, 0),
+        "team-b's quota is untouched"
+    );
 
-    // The Job finishes: nothing holds quota in the queue any more, so it goes.
-    eventually(Some(&cluster), T, "the Workload finished", || async {
-        let w = the_workload(&client, &ns).await?;
-        is_true(&w, "Finished").then_some(())
-    })
-    .await;
-    eventually(Some(&cluster), T, "the ClusterQueue gone", || async {
-        cqs.get_opt("cq").await.ok()?.is_none().then_some(())
-    })
-    .await;
-    assert!(ctl.proc.exited().is_none());
+    // The controller read upstream's Deployment by name and needed nothing else.
+    let by_name = [
+        "get",
+        "deployments",
+        "-A",
+        "--field-selector",
+        "metadata.name=kueue-controller-manager",
+    ];
+    let (ok, out) = kubectl_as(&cluster, CONTROLLER_USER, &by_name, "");
+    assert!(ok, "the upstream check is allowed: {out}");
+    let (ok, out) = kubectl_as(&cluster, CONTROLLER_USER, &["get", "deployments", "-A"], "");
+    assert!(
+        !ok && out.contains("forbidden"),
+        "other Deployments are not: {out}"
+    );
+    assert_eq!(
+        kubectl_kueue::manifests::install::UPSTREAM_DEPLOYMENT,
+        kubectl_kueue::kube::lease::UPSTREAM_DEPLOYMENT,
+        "the role names the Deployment the check reads"
+    );
+
+    let log = ctl.log();
+    assert!(
+        log.contains("TRACE"),
+        "the controller logged at trace level"
+    );
+    assert!(
+        !log.contains("forbidden") && !log.contains("Forbidden"),
+        "a permission is missing:\n{}",
+        log.lines()
+            .filter(|l| l.contains("orbidden"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    // The whole token, and its signature alone (a JWT's last part), appear nowhere.
+    let signature = token.rsplit('.').next().unwrap();
+    assert!(signature.len() > 20);
+    for secret in [token.as_str(), signature] {
+        assert!(
+            !log.contains(secret),
+            "the controller's token is in its log:\n{}",
+            log.lines()
+                .filter(|l| l.contains(secret))
+                .take(5)
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
+    assert!(
+        !log.contains("Bearer "),
+        "an Authorization header is in the log"
+    );
+    ctl.proc.kill();
+}
+
+#[test]
+fn plain_http_metrics_are_refused_off_loopback() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-kueue"))
+        .args([
+            "run-controller",
+            "--metrics-insecure",
+            "--metrics-bind-address",
+            ":8080",
+        ])
+        .env("KUBECONFIG", "/nonexistent")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("only on a loopback address") && stderr.contains("0.0.0.0:8080"),
+        "{stderr}"
+    );
+}
+
+/// The reader and a ServiceAccount without the role, in namespace monitoring: their tokens.
+fn scrapers(cluster: &Cluster) -> (String, String) {
+    kubectl(cluster, &["create", "namespace", "monitoring"]);
+    for sa in ["prometheus", "nobody"] {
+        kubectl(
+            cluster,
+            &["create", "serviceaccount", sa, "-n", "monitoring"],
+        );
+    }
+    kubectl(
+        cluster,
+        &[
+            "create",
+            "clusterrolebinding",
+            "prometheus-reads-kueue-metrics",
+            "--clusterrole=kueue-metrics-reader",
+            "--serviceaccount=monitoring:prometheus",
+        ],
+    );
+    let token = |sa: &str| {
+        kubectl(cluster, &["create", "token", sa, "-n", "monitoring"])
+            .trim()
+            .to_string()
+    };
+    (token("prometheus"), token("nobody"))
 }
 
 #[cfg_attr(
@@ -199,65 +313,78 @@ spec:
     ignore = "needs the test control plane (KUEUE_SKIP_CLUSTER_TESTS is set)"
 )]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_negative_request_is_never_admitted_and_never_lowers_usage() {
+async fn metrics_are_https_behind_token_and_access_reviews() {
     let cluster = ClusterBuilder::apiserver().start();
-    let client = cluster.client();
-    crate::support::apply::install_crds(&client, &repo_path("examples/deploy/crds"))
-        .await
-        .unwrap();
-    let ns = cluster.new_namespace("negative").await;
-    apply(&cluster, &queues(&ns, 2), &ns).await;
-    let workload = |name: &str, cpu: &str| {
-        format!(
-            "apiVersion: kueue.x-k8s.io/v1beta1
-kind: Workload
-metadata: {{name: {name}, namespace: {ns}}}
-spec:
-  queueName: lq
-  podSets:
-  - name: main
-    count: 1
-    template:
-      spec:
-        restartPolicy: Never
-        containers:
-        - name: c
-          image: x
-          resources: {{requests: {{cpu: '{cpu}'}}}}
-"
-        )
-    };
-    apply(&cluster, &workload("negative", "-8"), &ns).await;
-    let mut ctl = start_controller(&cluster, "controller", &[]);
+    kubectl(&cluster, &["kueue", "install", "--without-controller"]);
+    let (reader, nobody) = scrapers(&cluster);
+    let kubeconfig = kubeconfig_with_token(&cluster, &controller_token(&cluster));
+    let mut ctl = start_controller_process(
+        &cluster,
+        "controller-https",
+        kubeconfig.path(),
+        &[],
+        "info,kubectl_kueue=debug",
+        false,
+    );
     ctl.wait_ready(T);
-    let wls = Api::<Workload>::namespaced(client.clone(), &ns);
-    let (_, reason, message) =
-        eventually(Some(&cluster), T, "the negative one pending", || async {
-            cond(&wls.get("negative").await.ok()?, "QuotaReserved")
-        })
-        .await;
-    assert_eq!(reason, "Misconfigured");
-    assert_eq!(
-        message,
-        "resources validation failed: spec.podSets[0].template.spec.containers[0].resources.requests[cpu]: Invalid value: \"-8\": must be greater than or equal to 0"
-    );
-    apply(&cluster, &workload("a", "4"), &ns).await;
-    apply(&cluster, &workload("b", "4"), &ns).await;
-    eventually(Some(&cluster), T, "a admitted", || async {
-        holds_quota(&wls.get("a").await.ok()?).then_some(())
-    })
-    .await;
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    let port = ctl.metrics_port;
+
     assert!(
-        !holds_quota(&wls.get("b").await.unwrap()),
-        "4 cpu is all there is"
+        http_get(port, "/metrics").is_none_or(|(code, _)| code != 200),
+        "no plain HTTP on the metrics port"
     );
-    assert!(!holds_quota(&wls.get("negative").await.unwrap()));
-    let cq = Api::<ClusterQueue>::all(client.clone())
-        .get("cq")
-        .await
-        .unwrap();
-    let usage = &cq.status.unwrap().flavors_reservation[0].resources[0];
-    assert_eq!(usage.total.as_ref().unwrap().0, "4");
-    assert!(ctl.proc.exited().is_none());
+    let get = |token: Option<&str>| https_get(port, "/metrics", token, None).unwrap();
+    assert_eq!(
+        get(None),
+        (401, "Unauthorized".to_string()),
+        "anonymous is off"
+    );
+    assert_eq!(get(Some("not-a-token")).0, 401);
+    let (code, body) = get(Some(&nobody));
+    assert_eq!(
+        (code, body.as_str()),
+        (
+            403,
+            "Authorization denied for user system:serviceaccount:monitoring:nobody"
+        )
+    );
+    let (code, body) = get(Some(&reader));
+    assert_eq!(code, 200, "{body}");
+    assert!(
+        body.trim_end().ends_with("# EOF"),
+        "the metrics text: {body}"
+    );
+    // Cached answers give the same result.
+    assert_eq!(get(Some(&nobody)).0, 403);
+    assert_eq!(get(Some(&reader)).0, 200);
+    let log = ctl.log();
+    assert!(
+        log.contains("self-signed certificate generated in memory"),
+        "{log}"
+    );
+    assert!(
+        !log.contains(&reader) && !log.contains(&nobody),
+        "a token is in the log"
+    );
+    ctl.proc.kill();
+
+    // A mounted certificate (here the API server's, for localhost, from the test CA).
+    let pki = cluster.log_dir().parent().unwrap().join("pki");
+    let certs = tempfile::tempdir().unwrap();
+    std::fs::copy(pki.join("apiserver.crt"), certs.path().join("tls.crt")).unwrap();
+    std::fs::copy(pki.join("apiserver.key"), certs.path().join("tls.key")).unwrap();
+    let dir = certs.path().to_str().unwrap();
+    let mut ctl = start_controller_process(
+        &cluster,
+        "controller-cert-dir",
+        kubeconfig.path(),
+        &["--metrics-cert-dir", dir],
+        "info",
+        false,
+    );
+    ctl.wait_ready(T);
+    let ca = pki.join("ca.crt");
+    let (code, body) = https_get(ctl.metrics_port, "/metrics", Some(&reader), Some(&ca)).unwrap();
+    assert_eq!(code, 200, "verified against the CA: {body}");
+    ctl.proc.kill();
 }

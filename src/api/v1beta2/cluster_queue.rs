@@ -70,10 +70,6 @@ use crate::api::{
         "rule": "!has(self.cohortName) && has(self.resourceGroups) ? self.resourceGroups.all(rg, rg.flavors.all(f, f.resources.all(r, !has(r.borrowingLimit)))) : true",
         "message": "borrowingLimit must be nil when cohort is empty",
     },
-    {
-        "rule": "!has(self.cohortName) && has(self.resourceGroups) ? self.resourceGroups.all(rg, rg.flavors.all(f, f.resources.all(r, !has(r.lendingLimit)))) : true",
-        "message": "lendingLimit must be nil when cohort is empty",
-    },
 ]))]
 pub struct ClusterQueueSpec {
     /// Groups of resources with their quota per flavor (at most 16 groups).

@@ -31,16 +31,6 @@ use crate::api::{FairSharing, ResourceGroup};
     )
 )]
 #[serde(rename_all = "camelCase", remote = "Self")]
-#[schemars(extend("x-kubernetes-validations" = [
-    {
-        "rule": "!has(self.parentName) && has(self.resourceGroups) ? self.resourceGroups.all(rg, rg.flavors.all(f, f.resources.all(r, !has(r.borrowingLimit)))) : true",
-        "message": "borrowingLimit must be nil when parent is empty",
-    },
-    {
-        "rule": "!has(self.parentName) && has(self.resourceGroups) ? self.resourceGroups.all(rg, rg.flavors.all(f, f.resources.all(r, !has(r.lendingLimit)))) : true",
-        "message": "lendingLimit must be nil when parent is empty",
-    },
-]))]
 pub struct CohortSpec {
     /// Parent cohort. Unset: this cohort is a root.
     #[serde(default, skip_serializing_if = "Option::is_none")]

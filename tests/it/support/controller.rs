@@ -24,6 +24,62 @@ pub struct Controller {
     pub proc: ManagedProcess,
     pub metrics_port: u16,
     pub health_port: u16,
+    /// The kubeconfig it was given, when made for it (kept until the controller goes).
+    pub kubeconfig: Option<tempfile::NamedTempFile>,
+}
+
+/// Namespace and ServiceAccount `kubectl kueue install` creates for the controller.
+pub const CONTROLLER_NAMESPACE: &str = "kueue-system";
+pub const CONTROLLER_SERVICE_ACCOUNT: &str = "kubectl-kueue-controller";
+
+/// A token of the controller's ServiceAccount (after `kubectl kueue install`): it carries
+/// exactly the installed ClusterRole and leader-election Role.
+pub fn controller_token(cluster: &Cluster) -> String {
+    kubectl(
+        cluster,
+        &[
+            "create",
+            "token",
+            CONTROLLER_SERVICE_ACCOUNT,
+            "-n",
+            CONTROLLER_NAMESPACE,
+            "--duration=2h",
+        ],
+    )
+    .trim()
+    .to_string()
+}
+
+/// The admin kubeconfig with its credentials replaced by `token`.
+pub fn kubeconfig_with_token(cluster: &Cluster, token: &str) -> tempfile::NamedTempFile {
+    let admin = std::fs::read_to_string(cluster.kubeconfig_path()).unwrap();
+    assert!(
+        admin.contains("token:"),
+        "the admin kubeconfig uses a token"
+    );
+    let kubeconfig: String = admin
+        .lines()
+        .map(|l| {
+            if l.trim_start().starts_with("token:") {
+                format!("    token: {token}")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let f = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(f.path(), kubeconfig).unwrap();
+    f
+}
+
+/// Starts the controller as the installed ServiceAccount (no other permission), as the
+/// Deployment runs it. Needs `kubectl kueue install` (with or without the controller) first.
+pub fn start_installed_controller(cluster: &Cluster, name: &str, extra: &[&str]) -> Controller {
+    let kubeconfig = kubeconfig_with_token(cluster, &controller_token(cluster));
+    let mut ctl = start_controller_with(cluster, name, kubeconfig.path(), extra);
+    ctl.kubeconfig = Some(kubeconfig);
+    ctl
 }
 
 /// Starts the controller against the cluster's admin kubeconfig. `name` names its log file
@@ -39,6 +95,30 @@ pub fn start_controller_with(
     kubeconfig: &std::path::Path,
     extra: &[&str],
 ) -> Controller {
+    start_controller_logging(cluster, name, kubeconfig, extra, "info,kubectl_kueue=debug")
+}
+
+/// [`start_controller_with`] with another `RUST_LOG` filter.
+pub fn start_controller_logging(
+    cluster: &Cluster,
+    name: &str,
+    kubeconfig: &std::path::Path,
+    extra: &[&str],
+    rust_log: &str,
+) -> Controller {
+    start_controller_process(cluster, name, kubeconfig, extra, rust_log, true)
+}
+
+/// Starts `run-controller`; `/metrics` over plain HTTP when `insecure_metrics` (so the tests
+/// read it simply), else over HTTPS behind token and access reviews (`e2e_trust` checks it).
+pub fn start_controller_process(
+    cluster: &Cluster,
+    name: &str,
+    kubeconfig: &std::path::Path,
+    extra: &[&str],
+    rust_log: &str,
+    insecure_metrics: bool,
+) -> Controller {
     let (metrics_port, health_port) = (free_port(), free_port());
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_kubectl-kueue"));
     cmd.arg("run-controller")
@@ -48,8 +128,9 @@ pub fn start_controller_with(
         .arg(format!("127.0.0.1:{metrics_port}"))
         .arg("--health-probe-bind-address")
         .arg(format!("127.0.0.1:{health_port}"))
+        .args(insecure_metrics.then_some("--metrics-insecure"))
         .args(extra)
-        .env("RUST_LOG", "info,kubectl_kueue=debug")
+        .env("RUST_LOG", rust_log)
         .env("POD_NAME", name)
         .env("NO_PROXY", "127.0.0.1,localhost");
     let proc = cluster
@@ -59,6 +140,7 @@ pub fn start_controller_with(
         proc,
         metrics_port,
         health_port,
+        kubeconfig: None,
     }
 }
 

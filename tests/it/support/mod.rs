@@ -46,6 +46,8 @@ pub mod cluster;
 #[cfg(feature = "cli")]
 pub mod controller;
 #[cfg(feature = "cli")]
+pub mod https;
+#[cfg(feature = "cli")]
 pub mod kwok;
 #[cfg(feature = "cli")]
 pub mod live;
