@@ -54,6 +54,8 @@ pub struct QueueState {
     /// Direct parent cohort, "" without one.
     pub cohort: String,
     pub active: bool,
+    /// Being deleted (reported as `terminating`, whatever else holds).
+    pub terminating: bool,
     pub pending_active: i64,
     pub pending_inadmissible: i64,
     pub reserving: i64,
@@ -436,11 +438,14 @@ impl Metrics {
                 q.admitted as f64,
             );
             for status in ["pending", "active", "terminating"] {
-                let v = if (status == "active") == q.active && status != "terminating" {
-                    1.0
+                let now = if q.terminating {
+                    "terminating"
+                } else if q.active {
+                    "active"
                 } else {
-                    0.0
+                    "pending"
                 };
+                let v = if status == now { 1.0 } else { 0.0 };
                 set(
                     &self.cluster_queue_status,
                     &mut keep[3],

@@ -24,7 +24,7 @@ use crate::api::{
 use crate::integration::job::JobStep;
 use crate::kube::apply::Writer;
 use crate::kube::lease::Election;
-use crate::kube::watch::{self, Stores, WatchMsg, WatchOptions};
+use crate::kube::watch::{self, Kind, Stores, WatchMsg, WatchOptions};
 use crate::manifests::ObjectKey;
 use crate::metrics::Metrics;
 use crate::scheduler::key::WorkloadKey;
@@ -94,20 +94,51 @@ impl Cache for Stores {
             .map(|n| n.metadata.labels.clone().unwrap_or_default())
             .collect()
     }
+    fn limit_ranges(&self) -> Vec<Arc<k8s_openapi::api::core::v1::LimitRange>> {
+        self.limit_ranges.state()
+    }
+    fn runtime_classes(&self) -> Vec<Arc<k8s_openapi::api::node::v1::RuntimeClass>> {
+        self.runtime_classes.state()
+    }
 }
 
-/// What the model cares about in a failed write.
+/// What the model cares about in a failed write. An answer that does not say the write was
+/// refused (no answer at all, a timeout, a 504, a 500 timeout from etcd) is an unknown
+/// outcome: the API server may have committed it.
 fn write_error(e: kube::Error) -> WriteError {
     match &e {
         kube::Error::Api(s) if s.code == 404 => WriteError::NotFound,
         kube::Error::Api(s) if s.code == 409 => WriteError::Conflict,
         kube::Error::Api(s) if s.code == 422 => WriteError::Invalid,
-        _ => WriteError::Failed(e.to_string()),
+        kube::Error::Api(s)
+            if s.code == 504
+                || s.reason == "Timeout"
+                || (s.code == 500 && s.message.contains("timed out")) =>
+        {
+            WriteError::Unknown(e.to_string())
+        }
+        kube::Error::Api(_) => WriteError::Failed(e.to_string()),
+        _ => WriteError::Unknown(e.to_string()),
     }
 }
 
 fn outcome<T>(r: kube::Result<T>) -> WriteResult<T> {
     r.map_err(write_error)
+}
+
+/// A Workload creation's outcome: a refusal keeps the API server's words (they go into an
+/// Event on the Job).
+fn create_outcome<T>(r: kube::Result<T>) -> WriteResult<T> {
+    r.map_err(|e| {
+        let words = match &e {
+            kube::Error::Api(s) => Some(s.message.clone()),
+            _ => None,
+        };
+        match (write_error(e), words) {
+            (WriteError::Invalid | WriteError::Failed(_), Some(m)) => WriteError::Failed(m),
+            (other, _) => other,
+        }
+    })
 }
 
 /// Performs actions: writes as tasks, their outcomes back to the loop.
@@ -144,7 +175,7 @@ impl Executor {
                 Some(Input::WorkloadWritten { key, result })
             }),
             Action::CreateWorkload { job, workload } => self.spawn(async move {
-                let result = outcome(writer.create_workload(&workload).await);
+                let result = create_outcome(writer.create_workload(&workload).await);
                 Some(Input::WorkloadCreated { job, result })
             }),
             Action::RemoveFinalizer {
@@ -178,6 +209,47 @@ impl Executor {
                     tracing::debug!(local_queue = %key, error = %e, "could not write LocalQueue status");
                 }
                 Some(Input::QueueWritten { key, ok: r.is_ok() })
+            }),
+            Action::WriteQueueFinalizers {
+                kind,
+                name,
+                resource_version,
+                finalizers,
+            } => self.spawn(async move {
+                let rv = resource_version.as_deref();
+                let r = match kind {
+                    Kind::ClusterQueue => {
+                        writer
+                            .set_finalizers::<ClusterQueue>(&name, rv, &finalizers)
+                            .await
+                    }
+                    _ => {
+                        writer
+                            .set_finalizers::<ResourceFlavor>(&name, rv, &finalizers)
+                            .await
+                    }
+                };
+                Some(Input::QueueFinalizersWritten {
+                    kind,
+                    name,
+                    result: outcome(r),
+                })
+            }),
+            Action::ReadWorkload { key } => self.spawn(async move {
+                let r = writer.read_workload(&key.namespace, &key.name).await;
+                Some(Input::WorkloadRead {
+                    key,
+                    result: outcome(r),
+                })
+            }),
+            Action::ReadJob { key, workload } => self.spawn(async move {
+                let ns = key.namespace.clone().unwrap_or_default();
+                let r = writer.read_job(&ns, &key.name).await;
+                Some(Input::JobRead {
+                    key,
+                    workload,
+                    result: outcome(r),
+                })
             }),
             Action::Event { about, text } => self.spawn(async move {
                 if let Err(e) = writer

@@ -1,6 +1,7 @@
 //! The controller's writes: Workload, ClusterQueue and LocalQueue status by server-side apply
-//! under our own field managers, Workload creation, finalizer removal, Job patches, and
-//! Events.
+//! under our own field managers, Workload creation, finalizer removal (Workloads) and
+//! finalizer writes (ClusterQueues, ResourceFlavors), Job patches, and Events; plus the read
+//! of a Workload whose write had an unknown outcome.
 //!
 //! Every write goes through [`Writer`]: fenced by the leader-election lease (checked right
 //! before each request), many requests in flight at once (bounded by
@@ -215,6 +216,51 @@ impl Writer {
         let api: Api<Workload> = Api::namespaced(self.client.clone(), &ns);
         api.patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
             .await
+    }
+
+    /// A Workload as the API server has it now (`None`: gone), past the watch cache: what an
+    /// unknown write outcome is decided from.
+    pub async fn read_workload(
+        &self,
+        namespace: &str,
+        name: &str,
+    ) -> kube::Result<Option<Workload>> {
+        let _p = self.gate().await;
+        let api: Api<Workload> = Api::namespaced(self.client.clone(), namespace);
+        api.get_opt(name).await
+    }
+
+    /// A Job as the API server has it now (`None`: gone), past the label-filtered watch.
+    pub async fn read_job(&self, namespace: &str, name: &str) -> kube::Result<Option<Job>> {
+        let _p = self.gate().await;
+        let api: Api<Job> = Api::namespaced(self.client.clone(), namespace);
+        api.get_opt(name).await
+    }
+
+    /// Sets the finalizers of a cluster-scoped object (a ClusterQueue or ResourceFlavor),
+    /// guarded by `resource_version`.
+    pub async fn set_finalizers<K>(
+        &self,
+        name: &str,
+        resource_version: Option<&str>,
+        finalizers: &[String],
+    ) -> kube::Result<()>
+    where
+        K: Resource<Scope = kube::core::ClusterResourceScope, DynamicType = ()>
+            + Clone
+            + serde::de::DeserializeOwned
+            + std::fmt::Debug,
+    {
+        let _p = self.gate().await;
+        let patch = json!({ "metadata": { "resourceVersion": resource_version, "finalizers": finalizers } });
+        let api: Api<K> = Api::all(self.client.clone());
+        let pp = PatchParams {
+            field_manager: Some(CONTROLLER_MANAGER.to_string()),
+            ..Default::default()
+        };
+        api.patch(name, &pp, &Patch::Merge(&patch))
+            .await
+            .map(|_| ())
     }
 
     /// A JSON merge patch of a Workload's spec or metadata, guarded by its resourceVersion.

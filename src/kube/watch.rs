@@ -11,7 +11,8 @@ use std::sync::Arc;
 
 use futures::StreamExt;
 use k8s_openapi::api::batch::v1::Job;
-use k8s_openapi::api::core::v1::{Namespace, Node};
+use k8s_openapi::api::core::v1::{LimitRange, Namespace, Node};
+use k8s_openapi::api::node::v1::RuntimeClass;
 use kube::api::{Api, ListParams};
 use kube::core::PartialObjectMeta;
 use kube::runtime::reflector::{self, ObjectRef, Store};
@@ -39,10 +40,14 @@ pub enum Kind {
     Namespace,
     Job,
     Node,
+    /// LimitRange defaults count in a Workload's requests.
+    LimitRange,
+    /// A RuntimeClass's overhead counts in a Workload's requests.
+    RuntimeClass,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 9] = [
+    pub const ALL: [Kind; 11] = [
         Kind::ResourceFlavor,
         Kind::Cohort,
         Kind::ClusterQueue,
@@ -52,11 +57,16 @@ impl Kind {
         Kind::Namespace,
         Kind::Job,
         Kind::Node,
+        Kind::LimitRange,
+        Kind::RuntimeClass,
     ];
 
     /// Whether objects of this kind live in a namespace.
     pub fn namespaced(self) -> bool {
-        matches!(self, Kind::LocalQueue | Kind::Workload | Kind::Job)
+        matches!(
+            self,
+            Kind::LocalQueue | Kind::Workload | Kind::Job | Kind::LimitRange
+        )
     }
 
     /// The key of an object of this kind (the default-namespace rule is
@@ -99,6 +109,8 @@ pub struct Stores {
     pub namespaces: Store<Namespace>,
     pub jobs: Store<Job>,
     pub nodes: Store<PartialObjectMeta<Node>>,
+    pub limit_ranges: Store<LimitRange>,
+    pub runtime_classes: Store<RuntimeClass>,
 }
 
 impl Stores {
@@ -138,6 +150,14 @@ impl Stores {
             .wait_until_ready()
             .await
             .map_err(|_| err("Node"))?;
+        self.limit_ranges
+            .wait_until_ready()
+            .await
+            .map_err(|_| err("LimitRange"))?;
+        self.runtime_classes
+            .wait_until_ready()
+            .await
+            .map_err(|_| err("RuntimeClass"))?;
         Ok(())
     }
 
@@ -220,8 +240,17 @@ pub async fn start(
         Api::<PartialObjectMeta<Node>>::all(client.clone()),
         cfg(),
         Kind::Node,
-        tx,
+        tx.clone(),
     );
+    tasks.push(t);
+    let (limit_ranges, t) = spawn(
+        Api::all(client.clone()),
+        cfg(),
+        Kind::LimitRange,
+        tx.clone(),
+    );
+    tasks.push(t);
+    let (runtime_classes, t) = spawn(Api::all(client.clone()), cfg(), Kind::RuntimeClass, tx);
     tasks.push(t);
     let stores = Stores {
         flavors,
@@ -233,6 +262,8 @@ pub async fn start(
         namespaces,
         jobs,
         nodes,
+        limit_ranges,
+        runtime_classes,
     };
     (stores, tasks)
 }

@@ -1,8 +1,10 @@
 //! From API objects to the engine's [`ClusterState`], checking what the types alone can't:
 //! quantities, limits that need a cohort, negative quotas, resources matched to
 //! `coveredResources` by name, duplicates. Problems the cluster would still accept (a
-//! missing flavor, LocalQueue or priority class) are not errors: they become reasons the
-//! engine reports.
+//! missing flavor, LocalQueue or priority class, a negative request) are not errors: they
+//! become reasons the engine reports. A Workload's requests are counted as upstream counts
+//! them ([`super::requests`]: LimitRange defaults, RuntimeClass overhead, pod-level
+//! resources); a ClusterQueue with `deletionTimestamp` is terminating.
 //!
 //! Used both offline (objects from files) and live (objects from the API server), so
 //! `simulate` and `run-controller` see the same picture. Everything arrives in the internal
@@ -19,6 +21,7 @@ use super::inventory::{Inventory, Sourced};
 use super::job::{JOB_UID_LABEL, JobProblem, workload_belongs_to, workload_for_job};
 use super::key::ObjectKey;
 use super::pod;
+use super::requests::{self, RequestContext};
 use super::sources::{KueueKind, V1beta2Feature};
 use crate::api::config::Configuration;
 use crate::api::workload_status::condition;
@@ -355,6 +358,8 @@ fn cluster_queue(
         stop_policy: stop(spec.stop_policy),
         fair_weight: weight(ctx, &spec.fair_sharing)?,
         unsupported,
+        terminating: cq.metadata.deletion_timestamp.is_some(),
+        invalid: None,
     })
 }
 
@@ -388,6 +393,7 @@ pub fn workload(
     tiebreak: u64,
     now: Millis,
     exclude_prefixes: &[String],
+    requests: &RequestContext,
 ) -> Result<m::Workload, InputError> {
     let ns = wl
         .metadata
@@ -411,6 +417,7 @@ pub fn workload(
     }
     let mut pod_sets = Vec::with_capacity(wl.spec.pod_sets.len());
     let mut unsupported = Vec::new();
+    let mut invalid_requests = Vec::new();
     for (i, ps) in wl.spec.pod_sets.iter().enumerate() {
         let path = format!("spec.podSets[{i}]");
         if ps.count < 0 {
@@ -431,8 +438,11 @@ pub fn workload(
                 b.message("In, NotIn, Exists, DoesNotExist, Gt, Lt"),
             )
         })?;
-        let mut per_pod = pod::pod_requests(&spec, &format!("{path}.template.spec"))
-            .map_err(|e| ctx.err(e.field, e.error.to_string()))?;
+        let counted =
+            requests::pod_requests(&spec, &ns, &format!("{path}.template.spec"), requests)
+                .map_err(|e| ctx.err(e.field, e.error.to_string()))?;
+        invalid_requests.extend(counted.problems);
+        let mut per_pod = counted.per_pod;
         per_pod.retain(|r, _| !exclude_prefixes.iter().any(|p| r.starts_with(p.as_str())));
         if per_pod.contains_key("pods") {
             return Err(ctx.err(
@@ -533,6 +543,7 @@ pub fn workload(
             .map(|r| (r.name.clone(), r.count))
             .collect(),
         unsupported,
+        invalid_requests,
     })
 }
 
@@ -733,21 +744,31 @@ pub fn convert(inv: &Inventory, opts: &ConvertOptions) -> Result<Converted, Inpu
         }
     }
     entries.sort_by_key(|(_, o, _)| o.order);
+    let request_context = RequestContext::new(
+        inv.limit_ranges.iter().map(|l| &l.obj),
+        inv.runtime_classes.iter().map(|r| &r.obj),
+    );
     for (obj, origin, job) in entries {
         let key = ObjectKey::namespaced(&obj.metadata);
-        let mut w = workload(&origin, &obj, origin.order as u64, opts.now, &exclude).map_err(
-            |e| match &job {
-                // Point at the Job the user wrote, not the Workload built from it.
-                Some(j) => InputError {
-                    object: Some(format!("Job {j}")),
-                    field: e
-                        .field
-                        .map(|f| f.replacen("spec.podSets[0].template.", "spec.template.", 1)),
-                    ..e
-                },
-                None => inv.sources.in_written_version(KueueKind::Workload, &key, e),
+        let mut w = workload(
+            &origin,
+            &obj,
+            origin.order as u64,
+            opts.now,
+            &exclude,
+            &request_context,
+        )
+        .map_err(|e| match &job {
+            // Point at the Job the user wrote, not the Workload built from it.
+            Some(j) => InputError {
+                object: Some(format!("Job {j}")),
+                field: e
+                    .field
+                    .map(|f| f.replacen("spec.podSets[0].template.", "spec.template.", 1)),
+                ..e
             },
-        )?;
+            None => inv.sources.in_written_version(KueueKind::Workload, &key, e),
+        })?;
         if job.is_none() {
             for feature in inv.sources.v1beta2_features(KueueKind::Workload, &key) {
                 w.unsupported.push(feature.describe().to_string());

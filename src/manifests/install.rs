@@ -161,12 +161,17 @@ fn rbac(namespace: &str) -> Vec<Value> {
             "metadata": { "name": CONTROLLER, "labels": labels() },
             "rules": [
                 rule(&["kueue.x-k8s.io"], &["resourceflavors", "cohorts", "clusterqueues", "localqueues", "workloadpriorityclasses"], &read),
+                // The resource-in-use finalizer of ClusterQueues and ResourceFlavors.
+                rule(&["kueue.x-k8s.io"], &["resourceflavors", "clusterqueues"], &["patch"]),
                 rule(&["kueue.x-k8s.io"], &["clusterqueues/status", "localqueues/status"], &["get", "patch"]),
                 rule(&["kueue.x-k8s.io"], &["workloads"], &["get", "list", "watch", "create", "patch"]),
                 rule(&["kueue.x-k8s.io"], &["workloads/status"], &["get", "patch"]),
                 rule(&["batch"], &["jobs"], &["get", "list", "watch", "patch"]),
                 rule(&["batch"], &["jobs/status"], &["patch"]),
                 rule(&[""], &["namespaces", "nodes"], &read),
+                // LimitRange defaults and RuntimeClass overhead count in Workload requests.
+                rule(&[""], &["limitranges"], &read),
+                rule(&["node.k8s.io"], &["runtimeclasses"], &read),
                 rule(&["events.k8s.io"], &["events"], &["create", "patch"]),
                 // To refuse to start while upstream Kueue's controller runs: that one
                 // Deployment only, by name (a list with a `metadata.name` field selector is

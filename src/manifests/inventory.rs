@@ -4,7 +4,8 @@
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::batch::v1::Job;
-use k8s_openapi::api::core::v1::{Namespace, Node};
+use k8s_openapi::api::core::v1::{LimitRange, Namespace, Node};
+use k8s_openapi::api::node::v1::RuntimeClass;
 
 use super::documents::Document;
 use super::error::{InputError, Origin};
@@ -34,6 +35,9 @@ pub struct Inventory {
     pub jobs: Vec<Sourced<Job>>,
     pub namespaces: Vec<Sourced<Namespace>>,
     pub nodes: Vec<Sourced<Node>>,
+    /// LimitRange defaults and RuntimeClass overheads count in Workload requests.
+    pub limit_ranges: Vec<Sourced<LimitRange>>,
+    pub runtime_classes: Vec<Sourced<RuntimeClass>>,
     pub config: Option<Sourced<Configuration>>,
     /// The API version each Kueue object was written in (and its v1beta2 document).
     pub sources: Sources,
@@ -138,6 +142,14 @@ impl Inventory {
                     origin,
                 }),
                 ("v1", "Node") => inv.nodes.push(Sourced {
+                    obj: typed(&doc, &id)?,
+                    origin,
+                }),
+                ("v1", "LimitRange") => inv.limit_ranges.push(Sourced {
+                    obj: typed(&doc, &id)?,
+                    origin,
+                }),
+                ("node.k8s.io/v1", "RuntimeClass") => inv.runtime_classes.push(Sourced {
                     obj: typed(&doc, &id)?,
                     origin,
                 }),

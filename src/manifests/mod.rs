@@ -1,6 +1,7 @@
-//! Reading Kueue objects (v1beta1 and v1beta2, mixed freely), Jobs, Namespaces, Nodes and the
-//! controller `Configuration` from YAML, and converting API objects into the engine's
-//! [`crate::scheduler::model`]; building the objects the commands write: queues from
+//! Reading Kueue objects (v1beta1 and v1beta2, mixed freely), Jobs, Namespaces, Nodes,
+//! LimitRanges, RuntimeClasses and the controller `Configuration` from YAML, and converting API objects into the engine's
+//! [`crate::scheduler::model`] (a Workload's requests counted as upstream counts them:
+//! [`requests`]); building the objects the commands write: queues from
 //! kueuectl's flags ([`flags`]), Jobs and their Workloads ([`job`]), `init`'s setup ([`setup`])
 //! and what `install` applies ([`install`]). Pure: no cluster access, no command line; the live
 //! adapters reuse [`convert`](mod@convert). Documents become the internal (v1beta1) form when
@@ -16,6 +17,7 @@ pub mod job;
 pub mod key;
 mod kueue_documents;
 pub mod pod;
+pub mod requests;
 pub mod setup;
 pub mod sources;
 pub mod validation;

@@ -1,104 +1,12 @@
-//! What a pod template asks of the scheduler: per-pod resource requests (Kubernetes'
-//! `PodRequests`: containers summed, init containers by their peak, sidecars alongside,
-//! limits standing in for missing requests, plus overhead) and the constraints flavor
-//! matching looks at (nodeSelector, required node affinity, tolerations).
+//! The constraints of a pod template that flavor matching looks at (nodeSelector, required
+//! node affinity, tolerations) and the selector operators we read. Its resource requests are
+//! [`super::requests`]'.
 
-use std::collections::BTreeMap;
-
-use k8s_openapi::api::core::v1::{Container, PodSpec};
+use k8s_openapi::api::core::v1::PodSpec;
 
 use crate::scheduler::labels::{
     NodeSelectorTerm, Requirement, SelectorOp, TaintEffect, Toleration,
 };
-use crate::scheduler::quantity::{Amount, QuantityError, parse_amount};
-
-/// A failed quantity with the field path inside the pod spec.
-#[derive(Debug, Clone)]
-pub struct PodFieldError {
-    pub field: String,
-    pub error: QuantityError,
-}
-
-fn container_requests(
-    c: &Container,
-    field: &str,
-) -> Result<BTreeMap<String, Amount>, PodFieldError> {
-    let mut out = BTreeMap::new();
-    let Some(res) = &c.resources else {
-        return Ok(out);
-    };
-    if let Some(limits) = &res.limits {
-        for (name, q) in limits {
-            let v = parse_amount(name, &q.0).map_err(|error| PodFieldError {
-                field: format!("{field}.resources.limits[{name}]"),
-                error,
-            })?;
-            out.insert(name.clone(), v);
-        }
-    }
-    if let Some(requests) = &res.requests {
-        for (name, q) in requests {
-            let v = parse_amount(name, &q.0).map_err(|error| PodFieldError {
-                field: format!("{field}.resources.requests[{name}]"),
-                error,
-            })?;
-            out.insert(name.clone(), v);
-        }
-    }
-    Ok(out)
-}
-
-fn add_into(a: &mut BTreeMap<String, Amount>, b: &BTreeMap<String, Amount>) {
-    for (k, v) in b {
-        *a.entry(k.clone()).or_default() += *v;
-    }
-}
-
-fn max_into(a: &mut BTreeMap<String, Amount>, b: &BTreeMap<String, Amount>) {
-    for (k, v) in b {
-        let e = a.entry(k.clone()).or_default();
-        *e = (*e).max(*v);
-    }
-}
-
-/// Per-pod requests of a pod spec at `field` (e.g. `spec.template.spec`).
-pub fn pod_requests(
-    spec: &PodSpec,
-    field: &str,
-) -> Result<BTreeMap<String, Amount>, PodFieldError> {
-    let mut reqs = BTreeMap::new();
-    for (i, c) in spec.containers.iter().enumerate() {
-        add_into(
-            &mut reqs,
-            &container_requests(c, &format!("{field}.containers[{i}]"))?,
-        );
-    }
-    let mut sidecars: BTreeMap<String, Amount> = BTreeMap::new();
-    let mut init_peak: BTreeMap<String, Amount> = BTreeMap::new();
-    for (i, c) in spec.init_containers.iter().flatten().enumerate() {
-        let r = container_requests(c, &format!("{field}.initContainers[{i}]"))?;
-        if c.restart_policy.as_deref() == Some("Always") {
-            add_into(&mut reqs, &r);
-            add_into(&mut sidecars, &r);
-            max_into(&mut init_peak, &sidecars);
-        } else {
-            let mut with_sidecars = r;
-            add_into(&mut with_sidecars, &sidecars);
-            max_into(&mut init_peak, &with_sidecars);
-        }
-    }
-    max_into(&mut reqs, &init_peak);
-    if let Some(overhead) = &spec.overhead {
-        for (name, q) in overhead {
-            let v = parse_amount(name, &q.0).map_err(|error| PodFieldError {
-                field: format!("{field}.overhead[{name}]"),
-                error,
-            })?;
-            *reqs.entry(name.clone()).or_default() += v;
-        }
-    }
-    Ok(reqs)
-}
 
 fn op(s: &str) -> Option<SelectorOp> {
     Some(match s {
@@ -241,42 +149,5 @@ pub fn label_selector(
             .flatten()
             .filter_map(|e| requirement(&e.key, &e.operator, &e.values))
             .collect(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn spec(yaml: &str) -> PodSpec {
-        serde_yaml::from_str(yaml).unwrap()
-    }
-
-    #[test]
-    fn containers_add_up_and_init_containers_peak() {
-        let s = spec(
-            "containers:\n- name: a\n  resources: {requests: {cpu: 500m, nvidia.com/gpu: 1}}\n- name: b\n  resources: {limits: {cpu: '1'}}\ninitContainers:\n- name: i\n  resources: {requests: {cpu: '4'}}\n",
-        );
-        let r = pod_requests(&s, "spec").unwrap();
-        assert_eq!(r["cpu"], 4000, "the init container's peak wins");
-        assert_eq!(r["nvidia.com/gpu"], 1);
-    }
-
-    #[test]
-    fn sidecars_run_alongside() {
-        let s = spec(
-            "containers:\n- name: a\n  resources: {requests: {cpu: '1'}}\ninitContainers:\n- name: side\n  restartPolicy: Always\n  resources: {requests: {cpu: '1'}}\n",
-        );
-        assert_eq!(pod_requests(&s, "spec").unwrap()["cpu"], 2000);
-    }
-
-    #[test]
-    fn bad_quantity_names_its_field() {
-        let s = spec("containers:\n- name: a\n  resources: {requests: {cpu: lots}}\n");
-        let e = pod_requests(&s, "spec.template.spec").unwrap_err();
-        assert_eq!(
-            e.field,
-            "spec.template.spec.containers[0].resources.requests[cpu]"
-        );
     }
 }

@@ -281,7 +281,11 @@ fn cluster_queue(
     let covers_pods = names
         .find_resource("pods")
         .filter(|r| groups.group_of.contains_key(r));
-    let mut inactive = if spec.stop_policy != StopPolicy::None {
+    let mut inactive = if spec.terminating {
+        Some(InactiveReason::Terminating)
+    } else if let Some(problem) = &spec.invalid {
+        Some(InactiveReason::InvalidSpec(problem.clone()))
+    } else if spec.stop_policy != StopPolicy::None {
         Some(InactiveReason::Stopped)
     } else if !groups.missing_flavors.is_empty() {
         Some(InactiveReason::FlavorNotFound(groups.missing_flavors))

@@ -337,11 +337,20 @@ pub enum PendingDetail {
     Unsupported {
         fields: Vec<String>,
     },
+    /// Requests that can never be admitted (negative, above their limits).
+    InvalidRequests {
+        problems: Vec<String>,
+    },
 }
 
 /// Why a ClusterQueue is not active (upstream's `Active` condition reasons and ours).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum InactiveReason {
+    /// Being deleted (upstream's `Terminating`): its admitted workloads keep their quota.
+    Terminating,
+    /// Its object (or a Cohort or ResourceFlavor it uses) was edited into something we
+    /// reject: the last valid picture is kept for what holds quota, nothing new is admitted.
+    InvalidSpec(String),
     Stopped,
     FlavorNotFound(Vec<String>),
     CohortCycle(String),
@@ -351,6 +360,8 @@ pub enum InactiveReason {
 impl InactiveReason {
     pub fn condition_reason(&self) -> &'static str {
         match self {
+            InactiveReason::Terminating => "Terminating",
+            InactiveReason::InvalidSpec(_) => "InvalidSpec",
             InactiveReason::Stopped => "Stopped",
             InactiveReason::FlavorNotFound(_) => "FlavorNotFound",
             InactiveReason::CohortCycle(_) => "CohortHasCycle",

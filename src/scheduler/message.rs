@@ -156,10 +156,35 @@ pub fn preempted(
     )
 }
 
+// --- Requests that can never be admitted -----------------------------------------------------
+
+/// `QuotaReserved=False`, reason `Misconfigured`: upstream's aggregate of the problems (one as
+/// it is, several in brackets).
+pub fn invalid_requests(problems: &[String]) -> String {
+    let all = match problems {
+        [one] => one.clone(),
+        many => format!("[{}]", many.join(", ")),
+    };
+    format!("resources validation failed: {all}")
+}
+
+/// A negative per-pod amount the adapter did not report (the engine's backstop).
+pub fn negative_request(index: usize, pod_set: &str, resource: &str, v: Amount) -> String {
+    format!(
+        "spec.podSets[{index}] ({pod_set}): requests[{resource}]: Invalid value: {:?}: must be greater than or equal to 0",
+        format_amount(resource, v)
+    )
+}
+
 // --- ClusterQueue `Active=False` -------------------------------------------------------------
 
 pub fn cluster_queue_not_active(why: &InactiveReason) -> String {
     match why {
+        // Upstream's whole message, with its semicolon.
+        InactiveReason::Terminating => {
+            "Can't admit new workloads; clusterQueue is terminating".to_string()
+        }
+        InactiveReason::InvalidSpec(problem) => format!("Can't admit new workloads: {problem}."),
         InactiveReason::Stopped => "Can't admit new workloads: is stopped.".to_string(),
         InactiveReason::FlavorNotFound(f) => format!(
             "Can't admit new workloads: references missing ResourceFlavor(s): {}.",

@@ -202,6 +202,13 @@ pub struct ClusterQueue {
     pub fair_weight: f64,
     /// Features we knowingly do not implement (admission checks, ...), by field path.
     pub unsupported: Vec<String>,
+    /// `metadata.deletionTimestamp` is set: held by its finalizer while workloads still hold
+    /// quota in it, it admits nothing new (upstream's `Terminating`).
+    pub terminating: bool,
+    /// The object as it is now was rejected (the controller keeps its last valid picture, or
+    /// an empty one, for the workloads holding quota in it): the problem, in words. It admits
+    /// nothing new while this is set.
+    pub invalid: Option<String>,
 }
 
 impl Default for ClusterQueue {
@@ -216,6 +223,8 @@ impl Default for ClusterQueue {
             stop_policy: StopPolicy::None,
             fair_weight: 1.0,
             unsupported: Vec::new(),
+            terminating: false,
+            invalid: None,
         }
     }
 }
@@ -291,6 +300,9 @@ pub struct Workload {
     pub reclaimable: BTreeMap<String, i32>,
     /// Features we do not implement, by field path (topologyRequest, admission checks...).
     pub unsupported: Vec<String>,
+    /// Requests that can never be admitted (negative, above their limits), each with its
+    /// field path in upstream's words: the workload stays pending (`Misconfigured`).
+    pub invalid_requests: Vec<String>,
 }
 
 impl Workload {

@@ -279,7 +279,13 @@ impl Engine {
             for psa in &adm.pod_sets {
                 let reclaimable = st.w.reclaimable.get(&psa.name).copied().unwrap_or(0);
                 for (res, flavor) in &psa.flavors {
-                    let total = psa.resource_usage.get(res).copied().unwrap_or_default();
+                    // Upstream's FloorToZero: a negative amount never lowers usage.
+                    let total = psa
+                        .resource_usage
+                        .get(res)
+                        .copied()
+                        .unwrap_or_default()
+                        .max(Amount::ZERO);
                     let v = scale_usage(total, psa.count, reclaimable);
                     let fr = self.intern_fr(flavor, res);
                     *usage.entry(fr).or_default() += v;
@@ -367,6 +373,15 @@ impl Engine {
                     why: why.clone(),
                 },
             ));
+            return;
+        }
+        let problems = invalid_requests(w);
+        if !problems.is_empty() {
+            st.block = Some(Blocked::new(
+                PendingReason::Misconfigured,
+                message::invalid_requests(&problems),
+                PendingDetail::InvalidRequests { problems },
+            ));
         }
     }
 
@@ -433,6 +448,22 @@ pub(crate) fn namespace_matches(
             sel.matches(namespaces.get(namespace).unwrap_or(&empty))
         }
     }
+}
+
+/// Why a workload's requests can never be admitted: the problems its adapter found (each
+/// naming its podSet, container and resource), else any negative per-pod amount (a
+/// backstop: a negative request must never lower a queue's usage).
+fn invalid_requests(w: &Workload) -> Vec<String> {
+    if !w.invalid_requests.is_empty() {
+        return w.invalid_requests.clone();
+    }
+    let mut out = Vec::new();
+    for (i, ps) in w.pod_sets.iter().enumerate() {
+        for (r, v) in ps.per_pod.iter().filter(|(_, v)| **v < Amount::ZERO) {
+            out.push(message::negative_request(i, &ps.name, r, *v));
+        }
+    }
+    out
 }
 
 /// Usage of a podSet admitted with `count` pods of which `reclaimable` finished.

@@ -88,6 +88,23 @@ pub fn same_ignoring_times<T: serde::Serialize>(a: &T, b: &T) -> bool {
     x == y
 }
 
+/// Does `held` (what the API server has) carry what `written` says: the same admission and
+/// every condition of `written` with the same status and reason? Used to tell whether a
+/// status write whose answer was lost had landed.
+pub fn holds(
+    held: &Option<crate::api::WorkloadStatus>,
+    written: &crate::api::WorkloadStatus,
+) -> bool {
+    let Some(held) = held else {
+        return written.conditions.is_empty() && written.admission.is_none();
+    };
+    held.admission == written.admission
+        && written.conditions.iter().all(|w| {
+            held.condition(&w.type_)
+                .is_some_and(|h| h.status == w.status && h.reason == w.reason)
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

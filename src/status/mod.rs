@@ -13,7 +13,8 @@ pub mod view;
 pub mod workload;
 
 pub use conditions::{
-    MAX_CONDITION_MESSAGE, reset_active, same_ignoring_times, set_condition, truncate_message,
+    MAX_CONDITION_MESSAGE, holds, reset_active, same_ignoring_times, set_condition,
+    truncate_message,
 };
 pub use queues::{cluster_queue_with_status, local_queue_with_status};
 pub use view::WorkloadView;

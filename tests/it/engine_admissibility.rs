@@ -135,3 +135,98 @@ fn podset_count_multiplies_the_request_and_pods_is_counted_when_covered() {
     assert_eq!(out.usage("q", "default", "cpu"), 6000);
     assert_eq!(out.usage("q", "default", "pods"), 3);
 }
+
+#[test]
+fn a_terminating_cluster_queue_keeps_its_holders_and_admits_nothing_new() {
+    let mut q = cq("q");
+    q.1.terminating = true;
+    let out = base(q)
+        .wl(wl("ns", "running", "q")
+            .req("cpu", "2")
+            .admitted("q", "default"))
+        .wl(wl("ns", "new", "q").req("cpu", "1"))
+        .run();
+    assert_eq!(out.holding("q"), names(&["running"]));
+    assert_eq!(out.usage("q", "default", "cpu"), 2000);
+    assert_eq!(
+        out.pending("new").unwrap(),
+        (
+            PendingReason::Suspended,
+            "ClusterQueue q is inactive".to_string()
+        )
+    );
+    let view = out.engine.cluster_queues().remove(0);
+    let why = view.inactive.expect("inactive");
+    assert_eq!(why.condition_reason(), "Terminating");
+    assert_eq!(
+        why.message(),
+        "Can't admit new workloads; clusterQueue is terminating"
+    );
+}
+
+#[test]
+fn an_invalid_cluster_queue_keeps_its_holders_and_admits_nothing_new() {
+    let mut q = cq("q");
+    q.1.invalid = Some(
+        "ClusterQueue q: spec.resourceGroups[0]...: must be less than or equal to the nominalQuota"
+            .into(),
+    );
+    let out = base(q)
+        .wl(wl("ns", "running", "q")
+            .req("cpu", "2")
+            .admitted("q", "default"))
+        .wl(wl("ns", "new", "q").req("cpu", "1"))
+        .run();
+    assert_eq!(out.holding("q"), names(&["running"]));
+    assert_eq!(out.pending("new").unwrap().0, PendingReason::Suspended);
+    let why = out.engine.cluster_queues().remove(0).inactive.unwrap();
+    assert_eq!(why.condition_reason(), "InvalidSpec");
+    assert!(
+        why.message()
+            .starts_with("Can't admit new workloads: ClusterQueue q: ")
+    );
+}
+
+#[test]
+fn invalid_requests_are_never_admitted_and_say_where() {
+    let mut bad = wl("ns", "bad", "q").req("cpu", "1");
+    bad.0.invalid_requests = vec![
+        "spec.podSets[0].template.spec.containers[0].resources.requests[cpu]: Invalid value: \"-8\": must be greater than or equal to 0".into(),
+    ];
+    let out = base(cq("q")).wl(bad).run();
+    assert_eq!(
+        out.pending("bad").unwrap(),
+        (
+            PendingReason::Misconfigured,
+            "resources validation failed: spec.podSets[0].template.spec.containers[0].resources.requests[cpu]: Invalid value: \"-8\": must be greater than or equal to 0".to_string()
+        )
+    );
+}
+
+#[test]
+fn a_negative_request_never_lowers_usage() {
+    // The backstop: a negative per-pod amount, however it got there, is not admitted...
+    let out = base(cq("q"))
+        .wl(wl("ns", "negative", "q").req("cpu", "-8"))
+        .wl(wl("ns", "a", "q").req("cpu", "4"))
+        .wl(wl("ns", "b", "q").req("cpu", "4"))
+        .run();
+    let (reason, message) = out.pending("negative").unwrap();
+    assert_eq!(reason, PendingReason::Misconfigured);
+    assert_eq!(
+        message,
+        "resources validation failed: spec.podSets[0] (main): requests[cpu]: Invalid value: \"-8\": must be greater than or equal to 0"
+    );
+    assert_eq!(out.holding("q"), names(&["a"]));
+    assert_eq!(out.usage("q", "default", "cpu"), 4000);
+    // ...and an admission already recorded with a negative usage counts as zero.
+    let out = base(cq("q"))
+        .wl(wl("ns", "negative", "q")
+            .req("cpu", "-8")
+            .admitted("q", "default"))
+        .wl(wl("ns", "a", "q").req("cpu", "4"))
+        .wl(wl("ns", "b", "q").req("cpu", "4"))
+        .run();
+    assert_eq!(out.usage("q", "default", "cpu"), 4000);
+    assert_eq!(out.holding("q"), names(&["a", "negative"]));
+}

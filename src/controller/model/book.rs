@@ -43,6 +43,10 @@ pub struct WlBook {
     pub evicting: bool,
     /// We created it and the watch has not shown it yet.
     pub unseen: bool,
+    /// The read-back after an unknown write outcome failed: read again at this moment.
+    pub reread_at: Option<Instant>,
+    /// Its Job left the watch and was read from the API server (or is being read).
+    pub job_read: bool,
 }
 
 impl WlBook {

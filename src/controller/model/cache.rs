@@ -9,7 +9,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use k8s_openapi::api::batch::v1::Job;
-use k8s_openapi::api::core::v1::Namespace;
+use k8s_openapi::api::core::v1::{LimitRange, Namespace};
+use k8s_openapi::api::node::v1::RuntimeClass;
 
 use crate::api::{
     ClusterQueue, Cohort, LocalQueue, ResourceFlavor, Workload, WorkloadPriorityClass,
@@ -33,6 +34,8 @@ pub trait Cache {
     fn namespace_labels(&self, name: &str) -> BTreeMap<String, String>;
     /// The labels of every Node.
     fn node_labels(&self) -> Vec<BTreeMap<String, String>>;
+    fn limit_ranges(&self) -> Vec<Arc<LimitRange>>;
+    fn runtime_classes(&self) -> Vec<Arc<RuntimeClass>>;
 }
 
 /// A cache held in memory, filled by hand: the model's tests use it in place of the watches.
@@ -47,6 +50,8 @@ pub struct MemoryCache {
     pub namespaces: BTreeMap<String, Arc<Namespace>>,
     pub priority_classes: BTreeMap<String, Arc<WorkloadPriorityClass>>,
     pub nodes: Vec<BTreeMap<String, String>>,
+    pub limit_ranges: Vec<Arc<LimitRange>>,
+    pub runtime_classes: Vec<Arc<RuntimeClass>>,
 }
 
 fn name_of(meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> String {
@@ -131,5 +136,11 @@ impl Cache for MemoryCache {
     }
     fn node_labels(&self) -> Vec<BTreeMap<String, String>> {
         self.nodes.clone()
+    }
+    fn limit_ranges(&self) -> Vec<Arc<LimitRange>> {
+        self.limit_ranges.clone()
+    }
+    fn runtime_classes(&self) -> Vec<Arc<RuntimeClass>> {
+        self.runtime_classes.clone()
     }
 }

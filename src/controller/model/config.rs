@@ -1,13 +1,16 @@
 //! The queue configuration, kept in step with the cluster: ResourceFlavors, Cohorts,
 //! ClusterQueues, LocalQueues, Namespaces and the Configuration are converted with the same
 //! code `simulate` uses, and the engine is rebuilt only when that picture changed (status
-//! writes and unrelated edits leave it alone). An object the conversion rejects (a quota that
-//! is not a quantity...) is left out with a warning instead of stopping the controller.
+//! writes and unrelated edits leave it alone). A ClusterQueue, Cohort or ResourceFlavor the
+//! conversion rejects keeps its last valid version and makes the ClusterQueues it concerns
+//! inactive ([`super::last_valid`]); a LocalQueue or Namespace it rejects is left out. Either
+//! way a warning, instead of stopping the controller.
 //! Also: the warning when a flavor's node labels match no Node.
 
 use std::collections::BTreeSet;
 
 use super::Ctx;
+use super::last_valid::{Rejections, Substitution};
 use crate::manifests::ObjectKey;
 use crate::manifests::convert::{self, ConvertOptions};
 use crate::manifests::{Inventory, Origin, Sourced};
@@ -70,8 +73,9 @@ impl Ctx<'_> {
             now: self.now.wall,
             strict_namespace_selector: self.m.settings.strict_namespace_selector,
         };
-        let mut rejected = BTreeSet::new();
-        let converted = loop {
+        let mut rejections = Rejections::default();
+        let mut left_out = BTreeSet::new();
+        let mut converted = loop {
             match convert::convert(&inv, &opts) {
                 Ok(c) => break c,
                 Err(e) => {
@@ -79,19 +83,34 @@ impl Ctx<'_> {
                         tracing::error!(error = %e, "cannot read the cluster's queues");
                         return;
                     };
-                    if !rejected.insert(object.clone()) {
+                    let Some((kind, name)) = object.split_once(' ') else {
                         tracing::error!(error = %e, "cannot read the cluster's queues");
                         return;
-                    }
+                    };
+                    let (kind, name) = (kind.to_string(), name.to_string());
+                    let substitution =
+                        self.m
+                            .last_valid
+                            .substitute(&mut inv, &kind, &name, &e, &mut rejections);
                     // Said once per object and problem (queues are re-read on every change).
                     let report = format!("{object}: {e}");
                     if self.m.reported_invalid.insert(report) {
-                        tracing::warn!(object = %object, error = %e, "ignoring an object the scheduler cannot use");
+                        match substitution {
+                            Substitution::Substituted => {
+                                tracing::warn!(object = %object, error = %e, "keeping the last valid version of an object the scheduler cannot use; the ClusterQueues it concerns admit nothing new")
+                            }
+                            Substitution::LeaveOut => {
+                                tracing::warn!(object = %object, error = %e, "ignoring an object the scheduler cannot use")
+                            }
+                        }
                     }
-                    let name = object
-                        .split_once(' ')
-                        .map(|(_, n)| n.to_string())
-                        .unwrap_or_default();
+                    if substitution == Substitution::Substituted {
+                        continue;
+                    }
+                    if !left_out.insert(object.clone()) {
+                        tracing::error!(error = %e, "cannot read the cluster's queues");
+                        return;
+                    }
                     let is = |meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta| {
                         let full = match &meta.namespace {
                             Some(ns) => format!("{ns}/{}", meta.name.as_deref().unwrap_or("")),
@@ -99,12 +118,10 @@ impl Ctx<'_> {
                         };
                         full == name
                     };
-                    match object.split_once(' ').map(|(k, _)| k) {
-                        Some("ClusterQueue") => inv.cluster_queues.retain(|s| !is(&s.obj.metadata)),
-                        Some("Cohort") => inv.cohorts.retain(|s| !is(&s.obj.metadata)),
-                        Some("LocalQueue") => inv.local_queues.retain(|s| !is(&s.obj.metadata)),
-                        Some("ResourceFlavor") => inv.flavors.retain(|s| !is(&s.obj.metadata)),
-                        Some("Namespace") => inv.namespaces.retain(|s| !is(&s.obj.metadata)),
+                    match kind.as_str() {
+                        "ClusterQueue" => inv.cluster_queues.retain(|s| !is(&s.obj.metadata)),
+                        "LocalQueue" => inv.local_queues.retain(|s| !is(&s.obj.metadata)),
+                        "Namespace" => inv.namespaces.retain(|s| !is(&s.obj.metadata)),
                         _ => {
                             tracing::error!(error = %e, "cannot read the cluster's queues");
                             return;
@@ -113,6 +130,8 @@ impl Ctx<'_> {
                 }
             }
         };
+        self.m.last_valid.remember(&inv, &rejections);
+        rejections.mark(&mut converted.state);
         if converted.state == self.m.base {
             return;
         }

@@ -43,6 +43,10 @@ pub fn finished_workload(workload: &str) -> String {
     format!("Workload '{workload}' is declared finished")
 }
 
+/// Reason of the Warning on a Job whose Workload the API server refused to create (ours:
+/// upstream only logs it and retries).
+pub const FAILED_CREATE_WORKLOAD: &str = "FailedCreateWorkload";
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -44,7 +44,10 @@ impl Ctx<'_> {
         }
         let Some(job) = self.latest_job(key) else {
             self.m.jobs.remove(key);
-            self.m.owned.remove(key);
+            // Its Workload has a look: the Job may have lost its label, not been deleted.
+            if let Some(wl) = self.m.owned.remove(key) {
+                self.m.dirty_wls.insert(wl);
+            }
             return;
         };
         if !self.managed(&job) {
@@ -213,9 +216,59 @@ impl Ctx<'_> {
                 tracing::warn!(job = %job_key, error = %e, "could not create the job's Workload");
                 book.failures += 1;
                 book.retry_at = Some(now + backoff(book.failures));
+                // The Job stays suspended; say why on it (once per distinct refusal), and
+                // try again with the backoff.
+                let message = format!("Could not create the Workload (retrying): {e}");
+                if book.reported.as_deref() != Some(message.as_str()) {
+                    book.reported = Some(message.clone());
+                    if let Some(job) = self.latest_job(&job_key) {
+                        self.event(
+                            job.object_ref(&()),
+                            EventText::warning(events::FAILED_CREATE_WORKLOAD, message),
+                        );
+                    }
+                }
             }
         }
         self.m.dirty_jobs.insert(job_key);
+    }
+
+    /// A Job that left the watch, read from the API server: if it lost its queue-name label
+    /// while suspended, its Workload finishes (it must not hold quota nobody uses).
+    pub(super) fn on_job_read(
+        &mut self,
+        key: ObjectKey,
+        workload: WorkloadKey,
+        result: WriteResult<Option<Job>>,
+    ) {
+        let job = match result {
+            Ok(Some(job)) => job,
+            Ok(None) => return,
+            Err(e) => {
+                tracing::debug!(job = %key, error = %e, "cannot read the Job; will ask again");
+                self.book(&workload).job_read = false;
+                return;
+            }
+        };
+        let Some(wl) = self.latest_workload(&workload) else {
+            return;
+        };
+        if self.m.wls.get(&workload).is_some_and(|b| b.writing())
+            || !jobs::left_by_its_job(&job, &wl, &self.m.settings.managed_jobs)
+        {
+            return;
+        }
+        tracing::info!(job = %key, workload = %workload, "the Job's queue-name label was removed while it was suspended; finishing its Workload");
+        self.event(
+            job.object_ref(&()),
+            EventText::warning(jobs::QUEUE_NAME_REMOVED, jobs::QUEUE_NAME_REMOVED_MESSAGE),
+        );
+        self.finish(
+            &workload,
+            jobs::QUEUE_NAME_REMOVED,
+            jobs::QUEUE_NAME_REMOVED_MESSAGE,
+            None,
+        );
     }
 
     /// Job writes in order; the Event follows once the first one succeeded.

@@ -25,7 +25,9 @@ pub mod book;
 pub mod cache;
 pub mod config;
 pub mod events;
+pub mod finalizers;
 pub mod jobs;
+pub mod last_valid;
 pub mod plan;
 pub mod queues;
 pub mod scheduling;
@@ -46,6 +48,7 @@ use crate::integration::job::ManagedJobs;
 use crate::kube::watch::Kind;
 use crate::manifests::ObjectKey;
 use crate::manifests::key::DEFAULT_NAMESPACE;
+use crate::manifests::requests::RequestContext;
 use crate::metrics::MetricUpdate;
 use crate::scheduler::Engine;
 use crate::scheduler::key::WorkloadKey;
@@ -89,6 +92,14 @@ pub struct Model {
     flavors_without_nodes: BTreeSet<String>,
     /// Invalid queue objects already reported.
     reported_invalid: BTreeSet<String>,
+    /// ClusterQueue and ResourceFlavor finalizer writes.
+    finalizer_writes: finalizers::FinalizerWrites,
+    /// The last valid spec of each queue object, for when an edit is rejected.
+    last_valid: last_valid::LastValid,
+    /// LimitRange defaults and RuntimeClass overheads, for Workload requests.
+    requests: RequestContext,
+    /// LimitRanges or RuntimeClasses changed: recount every Workload's requests.
+    requests_dirty: bool,
     /// What the shell has not taken yet.
     actions: Vec<Action>,
 }
@@ -129,6 +140,10 @@ impl Model {
             nodes_dirty: true,
             flavors_without_nodes: BTreeSet::new(),
             reported_invalid: BTreeSet::new(),
+            finalizer_writes: finalizers::FinalizerWrites::default(),
+            last_valid: last_valid::LastValid::default(),
+            requests: RequestContext::default(),
+            requests_dirty: true,
             actions: Vec::new(),
         }
     }
@@ -167,6 +182,15 @@ impl Model {
             Input::WorkloadPatched { key, result } => cx.on_workload_patched(key, result),
             Input::JobWritten { key, result, event } => cx.on_job_written(key, result, event),
             Input::QueueWritten { key, ok } => cx.on_queue_written(key, ok),
+            Input::QueueFinalizersWritten { kind, name, result } => {
+                cx.on_queue_finalizers_written(kind, name, result)
+            }
+            Input::WorkloadRead { key, result } => cx.on_workload_read(key, result),
+            Input::JobRead {
+                key,
+                workload,
+                result,
+            } => cx.on_job_read(key, workload, result),
         }
     }
 
@@ -175,6 +199,9 @@ impl Model {
         let mut cx = self.ctx(cache, now);
         if cx.m.config_dirty {
             cx.sync_config();
+        }
+        if cx.m.requests_dirty {
+            cx.sync_request_context();
         }
         for key in std::mem::take(&mut cx.m.dirty_wls) {
             cx.sync_workload(&key);
@@ -223,6 +250,29 @@ impl Ctx<'_> {
 
     fn metric(&mut self, update: MetricUpdate) {
         self.act(Action::Metric(update));
+    }
+
+    /// Re-reads LimitRanges and RuntimeClasses; every Workload is looked at again if what
+    /// they add to requests changed.
+    fn sync_request_context(&mut self) {
+        self.m.requests_dirty = false;
+        let limit_ranges = self.cache.limit_ranges();
+        let runtime_classes = self.cache.runtime_classes();
+        let context = RequestContext::new(
+            limit_ranges.iter().map(|l| &**l),
+            runtime_classes.iter().map(|r| &**r),
+        );
+        if context == self.m.requests {
+            return;
+        }
+        self.m.requests = context;
+        let all: Vec<WorkloadKey> = self
+            .cache
+            .workloads()
+            .iter()
+            .map(|w| ObjectKey::workload(&w.metadata))
+            .collect();
+        self.m.dirty_wls.extend(all);
     }
 
     fn changed(&mut self, kind: Kind, key: Option<ObjectKey>) {
@@ -284,6 +334,7 @@ impl Ctx<'_> {
             }
             (Kind::ResourceFlavor, _) => {
                 self.m.config_dirty = true;
+                self.m.queues_dirty = true;
                 self.m.nodes_dirty = true;
                 // Jobs waiting to start may need a flavor that just appeared.
                 let all: Vec<ObjectKey> = self.m.owned.keys().cloned().collect();
@@ -291,12 +342,16 @@ impl Ctx<'_> {
             }
             (Kind::Cohort | Kind::Namespace, _) => self.m.config_dirty = true,
             (Kind::Node, _) => self.m.nodes_dirty = true,
+            (Kind::LimitRange | Kind::RuntimeClass, _) => self.m.requests_dirty = true,
         }
     }
 
     /// Backoffs that ran out: look at those Workloads and Jobs again.
     fn tick(&mut self) {
         let now = self.now.instant;
+        if self.m.finalizer_writes.due(now) {
+            self.m.queues_dirty = true;
+        }
         let due: Vec<WorkloadKey> = self
             .m
             .wls
@@ -307,6 +362,17 @@ impl Ctx<'_> {
         for k in due {
             self.book(&k).retry_at = None;
             self.m.dirty_wls.insert(k);
+        }
+        let reread: Vec<WorkloadKey> = self
+            .m
+            .wls
+            .iter()
+            .filter(|(_, b)| b.reread_at.is_some_and(|t| t <= now))
+            .map(|(k, _)| k.clone())
+            .collect();
+        for key in reread {
+            self.book(&key).reread_at = None;
+            self.act(Action::ReadWorkload { key });
         }
         let due: Vec<ObjectKey> = self
             .m

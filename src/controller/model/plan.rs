@@ -39,8 +39,12 @@ pub enum WriteError {
     Conflict,
     /// 422: not (yet) in a state that allows the change.
     Invalid,
-    /// Anything else (network, 5xx, timeouts), with the error's text for the log.
+    /// The API server answered with another error (the write did not happen), with the
+    /// error's text for the log.
     Failed(String),
+    /// No answer, or one that does not say whether the write happened (timeout, connection
+    /// reset, 504): the API server may have committed it.
+    Unknown(String),
 }
 
 impl std::fmt::Display for WriteError {
@@ -49,7 +53,7 @@ impl std::fmt::Display for WriteError {
             WriteError::NotFound => f.write_str("not found"),
             WriteError::Conflict => f.write_str("conflict"),
             WriteError::Invalid => f.write_str("invalid"),
-            WriteError::Failed(e) => f.write_str(e),
+            WriteError::Failed(e) | WriteError::Unknown(e) => f.write_str(e),
         }
     }
 }
@@ -94,6 +98,24 @@ pub enum Input {
     QueueWritten {
         key: ObjectKey,
         ok: bool,
+    },
+    /// A ClusterQueue's or ResourceFlavor's finalizers written.
+    QueueFinalizersWritten {
+        kind: Kind,
+        name: String,
+        result: WriteResult<()>,
+    },
+    /// A Job read past the cache (`Ok(None)`: it is gone), for the Workload `workload`.
+    JobRead {
+        key: ObjectKey,
+        workload: WorkloadKey,
+        result: WriteResult<Option<Job>>,
+    },
+    /// The re-read of a Workload whose status write had an unknown outcome: what the API
+    /// server holds now (`Ok(None)`: it is gone).
+    WorkloadRead {
+        key: WorkloadKey,
+        result: WriteResult<Option<Workload>>,
     },
 }
 
@@ -215,6 +237,26 @@ pub enum Action {
     WriteLocalQueueStatus {
         key: ObjectKey,
         status: LocalQueueStatus,
+    },
+    /// Set the finalizers of a ClusterQueue or ResourceFlavor (`kind`) to `finalizers`,
+    /// guarded by `resource_version`: the `resource-in-use` finalizer added on first sight,
+    /// dropped once a deleted object holds nothing.
+    WriteQueueFinalizers {
+        kind: Kind,
+        name: String,
+        resource_version: Option<String>,
+        finalizers: Vec<String>,
+    },
+    /// Read a Workload from the API server (not the cache): its last status write's outcome
+    /// is unknown.
+    ReadWorkload {
+        key: WorkloadKey,
+    },
+    /// Read a Job from the API server: it left the (queue-labelled) watch while its
+    /// Workload stays, so it was deleted or lost its label.
+    ReadJob {
+        key: ObjectKey,
+        workload: WorkloadKey,
     },
     /// Publish an Event (fire and forget).
     Event {

@@ -1,6 +1,7 @@
 //! ClusterQueue and LocalQueue status (flavorsReservation, flavorsUsage, counts, `Active`),
 //! built by the same functions `simulate -o yaml` uses ([`crate::status::queues`]) and
-//! written when it changed, plus the queue gauges of `/metrics`.
+//! written when it changed, plus the queue gauges of `/metrics` and the queue finalizers
+//! ([`super::finalizers`]).
 //!
 //! Recomputed at most every [`MIN_INTERVAL`] while things change (the loop's tick flushes
 //! the last change), so a burst of admissions costs a few status writes, not one each. One
@@ -10,6 +11,7 @@ use std::time::Duration;
 
 use crate::manifests::ObjectKey;
 use crate::metrics::{MetricUpdate, QueueState, ResourceState};
+use crate::scheduler::decision::InactiveReason;
 use crate::scheduler::quantity::{Amount, UNLIMITED, is_milli_resource};
 use crate::status::{cluster_queue_with_status, local_queue_with_status, same_ignoring_times};
 
@@ -44,6 +46,7 @@ impl Ctx<'_> {
         }
         self.m.queues_dirty = false;
         self.m.queues_written_at = Some(now.instant);
+        self.queue_finalizers();
         self.update_gauges();
         for cq in self.cache.cluster_queues() {
             let key = ObjectKey::cluster_scoped(&cq.metadata);
@@ -95,6 +98,7 @@ impl Ctx<'_> {
                 QueueState {
                     cohort: v.cohort.clone().unwrap_or_default(),
                     active: v.inactive.is_none(),
+                    terminating: v.inactive == Some(InactiveReason::Terminating),
                     pending_active: counts.map_or(0, |c| c.active as i64),
                     pending_inadmissible: counts.map_or(0, |c| c.inadmissible as i64),
                     reserving: v.reserving as i64,

@@ -62,6 +62,7 @@ impl Ctx<'_> {
             tiebreak(&uid),
             self.now.wall,
             &self.m.settings.exclude_resource_prefixes,
+            &self.m.requests,
         ) {
             Ok(m) => m,
             Err(e) => {
@@ -113,6 +114,20 @@ impl Ctx<'_> {
                 .map(|o| o.uid.clone());
             self.latest_job(j).is_none_or(|job| job.metadata.uid != uid)
         });
+        if !job_gone {
+            self.book(key).job_read = false;
+        }
+        if let Some(job) = owner.as_ref().filter(|_| job_gone)
+            && obj.metadata.deletion_timestamp.is_none()
+            && !self.book(key).job_read
+        {
+            // Deleted (the garbage collector takes the Workload next) or unlabelled: ask.
+            self.book(key).job_read = true;
+            self.act(super::plan::Action::ReadJob {
+                key: job.clone(),
+                workload: key.clone(),
+            });
+        }
         if owner.is_none() || (job_gone && obj.metadata.deletion_timestamp.is_some()) {
             match policy::plain_workload_step(&obj) {
                 PlainWorkloadStep::Nothing => {}
@@ -219,6 +234,7 @@ impl Ctx<'_> {
         ) || new_evicted != cur_evicted
             || m.reclaimable != cur.reclaimable
             || m.unsupported != cur.unsupported
+            || m.invalid_requests != cur.invalid_requests
             || (m.admission.is_some() && m.admitted != cur.admitted)
     }
 }

@@ -2,7 +2,9 @@
 //! time, many Workloads at once), the Events, metrics and engine updates of a successful
 //! write ([`Effect`]), and what a failed one means (NotFound: the Workload is gone; otherwise
 //! the engine goes back to what the API server holds and the Workload waits a little before
-//! it is tried again). Also the Workload-side steps others ask for: release a reservation,
+//! it is tried again). A write whose outcome is unknown (timeout, connection reset) keeps
+//! what it decided (quota stays held) and reads the Workload back from the API server: the
+//! write landed if the server holds what it wrote, else it failed. Also the Workload-side steps others ask for: release a reservation,
 //! finish, drop the finalizer, patch the spec.
 
 use std::sync::Arc;
@@ -66,44 +68,94 @@ impl Ctx<'_> {
     }
 
     pub(super) fn on_workload_written(&mut self, key: WorkloadKey, result: WriteResult<Workload>) {
+        match result {
+            Ok(obj) => self.write_landed(key, obj),
+            Err(WriteError::Unknown(e)) => {
+                // It may have landed: the quota stays held (the Workload stays busy, so it is
+                // not re-read from the cache) until the API server says which.
+                tracing::warn!(workload = %key, error = %e, "the Workload status write's outcome is unknown; reading it back");
+                self.act(Action::ReadWorkload { key });
+            }
+            Err(e) => self.write_failed(key, e),
+        }
+    }
+
+    /// The re-read after an unknown outcome: the write landed if the API server holds what
+    /// it wrote; a failed read is tried again (the quota stays held meanwhile).
+    pub(super) fn on_workload_read(
+        &mut self,
+        key: WorkloadKey,
+        result: WriteResult<Option<Workload>>,
+    ) {
+        let written = self
+            .m
+            .wls
+            .get(&key)
+            .and_then(|b| b.sending.as_ref())
+            .map(|w| w.status.clone());
+        match (result, written) {
+            (Ok(Some(obj)), Some(written)) if status::holds(&obj.status, &written) => {
+                tracing::info!(workload = %key, "the status write had landed");
+                self.write_landed(key, obj)
+            }
+            (Ok(Some(_)), _) => self.write_failed(
+                key,
+                WriteError::Failed("the status write had not landed".into()),
+            ),
+            (Ok(None), _) => self.write_failed(key, WriteError::NotFound),
+            (Err(e), _) => {
+                tracing::warn!(workload = %key, error = %e, "cannot read the Workload back; trying again");
+                let now = self.now.instant;
+                let book = self.book(&key);
+                book.failures += 1;
+                book.reread_at = Some(now + backoff(book.failures));
+            }
+        }
+    }
+
+    fn write_landed(&mut self, key: WorkloadKey, obj: Workload) {
+        self.m.dirty_wls.insert(key.clone());
+        let book = self.book(&key);
+        book.busy = false;
+        book.reread_at = None;
+        let write = book.sending.take().unwrap_or_default();
+        book.failures = 0;
+        book.retry_at = None;
+        let obj = Arc::new(obj);
+        book.overlay = Some(obj.clone());
+        if let Some(job) = owner_job(&obj) {
+            self.m.dirty_jobs.insert(job);
+        }
+        for effect in write.effects {
+            self.apply_effect(&key, &obj, effect);
+        }
+    }
+
+    fn write_failed(&mut self, key: WorkloadKey, e: WriteError) {
         self.m.dirty_wls.insert(key.clone());
         let now = self.now.instant;
         let book = self.book(&key);
         book.busy = false;
+        book.reread_at = None;
         let write = book.sending.take().unwrap_or_default();
-        match result {
-            Ok(obj) => {
-                book.failures = 0;
-                book.retry_at = None;
-                let obj = Arc::new(obj);
-                book.overlay = Some(obj.clone());
-                if let Some(job) = owner_job(&obj) {
-                    self.m.dirty_jobs.insert(job);
-                }
-                for effect in write.effects {
-                    self.apply_effect(&key, &obj, effect);
-                }
-            }
-            Err(WriteError::NotFound) => {
-                tracing::debug!(
-                    workload = %key,
-                    "workload gone before its status was written"
-                );
-            }
-            Err(e) => {
-                if write.admits {
-                    tracing::warn!(workload = %key, error = %e, "Could not admit Workload and assign flavors in apiserver");
-                } else {
-                    tracing::warn!(workload = %key, error = %e, "could not update the Workload's status");
-                }
-                book.failures += 1;
-                book.retry_at = Some(now + backoff(book.failures));
-                book.evicting = false;
-                // Whatever the plan did to the engine is undone when the Workload is re-read
-                // from the API server (sync_workload) with its retry pending.
-                book.plan = None;
-            }
+        if e == WriteError::NotFound {
+            tracing::debug!(
+                workload = %key,
+                "workload gone before its status was written"
+            );
+            return;
         }
+        if write.admits {
+            tracing::warn!(workload = %key, error = %e, "Could not admit Workload and assign flavors in apiserver");
+        } else {
+            tracing::warn!(workload = %key, error = %e, "could not update the Workload's status");
+        }
+        book.failures += 1;
+        book.retry_at = Some(now + backoff(book.failures));
+        book.evicting = false;
+        // Whatever the plan did to the engine is undone when the Workload is re-read
+        // from the API server (sync_workload) with its retry pending.
+        book.plan = None;
     }
 
     fn apply_effect(&mut self, key: &WorkloadKey, obj: &Arc<Workload>, effect: Effect) {

@@ -40,6 +40,36 @@ const MANAGED_LABELS: [&str; 4] = [
 pub const NOT_ADMITTED: &str = "Not admitted by cluster queue";
 pub const WORKLOAD_DELETED: &str = "Workload is deleted";
 pub const FAILED_TO_START: &str = "FailedToStart";
+/// Our `Finished` reason (and Event reason) for the Workload of a Job whose queue-name label
+/// was removed while it was suspended (upstream ignores such a Job and leaves its Workload
+/// queued, holding quota once admitted, with nobody to start the Job).
+pub const QUEUE_NAME_REMOVED: &str = "QueueNameRemoved";
+pub const QUEUE_NAME_REMOVED_MESSAGE: &str = "The Job's kueue.x-k8s.io/queue-name label was removed while it was suspended: the Workload gives its quota back and the Job stays suspended (recreate the Job to queue it again)";
+
+/// Has `job` left Kueue while suspended, leaving `wl` (its Workload) behind? Its queue-name
+/// label is gone, it is suspended with no pods, and the Workload has not finished: the
+/// Workload then finishes so it holds no quota. A running Job keeps its Workload (its pods
+/// use the quota).
+pub fn left_by_its_job(job: &Job, wl: &Workload, managed: &ManagedJobs) -> bool {
+    let labelled = job
+        .metadata
+        .labels
+        .as_ref()
+        .is_some_and(|l| l.contains_key(crate::api::QUEUE_NAME_LABEL));
+    let owned = wl
+        .metadata
+        .owner_references
+        .iter()
+        .flatten()
+        .any(|o| o.kind == "Job" && Some(&o.uid) == job.metadata.uid.as_ref());
+    !labelled
+        && !managed.without_queue_name
+        && owned
+        && job.spec.as_ref().and_then(|s| s.suspend) == Some(true)
+        && live_pods(job) == 0
+        && finished(job).is_none()
+        && !WorkloadView::of(wl).finished
+}
 
 /// Upstream's `IsSuspended`: suspended and not in the middle of a stop.
 pub fn is_suspended(job: &Job) -> bool {
@@ -274,6 +304,13 @@ pub fn decide(
         return JobAction::Nothing;
     }
     if !v.admitted {
+        return stop(job, w, NOT_ADMITTED);
+    }
+    // Admitted while a stop was cut short (suspended, the stopping annotation still on): the
+    // stop is finished first (template restored, annotation dropped), then the Job starts
+    // like any suspended one. Without this it would wait forever, neither running nor
+    // counted as suspended.
+    if job.spec.as_ref().and_then(|s| s.suspend) == Some(true) {
         return stop(job, w, NOT_ADMITTED);
     }
     JobAction::Nothing

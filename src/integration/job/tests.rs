@@ -307,3 +307,33 @@ fn an_admitted_running_job_is_left_alone() {
         JobAction::Nothing
     );
 }
+
+#[test]
+fn an_admission_during_an_interrupted_stop_finishes_the_stop_then_starts() {
+    let mut j = job(JOB);
+    j.metadata.annotations = Some(BTreeMap::from([(
+        STOPPING_ANNOTATION.to_string(),
+        "true".to_string(),
+    )]));
+    let w = admitted(workload(&j));
+    let JobAction::Stop {
+        steps, was_running, ..
+    } = decide(&j, Some(&w), &flavors())
+    else {
+        panic!("the stop is finished first")
+    };
+    assert!(!was_running);
+    let [JobStep::Patch(p)] = steps.as_slice() else {
+        panic!("{steps:?}")
+    };
+    assert_eq!(
+        p["metadata"]["annotations"][STOPPING_ANNOTATION],
+        json!(null)
+    );
+    // Once the annotation is gone, the admitted Job starts.
+    j.metadata.annotations = None;
+    assert!(matches!(
+        decide(&j, Some(&w), &flavors()),
+        JobAction::Start { .. }
+    ));
+}

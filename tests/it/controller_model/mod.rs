@@ -8,6 +8,7 @@
 mod builders;
 mod jobs;
 mod parity;
+mod trust;
 mod world;
 
 use std::time::Duration;

@@ -27,6 +27,8 @@ pub struct World {
     /// Events published so far: (object name, text).
     pub events: Vec<(String, EventText)>,
     pub metrics: Vec<MetricUpdate>,
+    /// Jobs the API server has but the (queue-labelled) Job watch does not show.
+    pub unwatched_jobs: BTreeMap<ObjectKey, Job>,
     next_rv: u64,
 }
 
@@ -76,6 +78,7 @@ impl World {
             },
             events: Vec::new(),
             metrics: Vec::new(),
+            unwatched_jobs: BTreeMap::new(),
             next_rv: 100,
         }
     }
@@ -252,6 +255,74 @@ impl World {
             | Action::WriteLocalQueueStatus { key, .. } => vec![Input::QueueWritten {
                 key: key.clone(),
                 ok: true,
+            }],
+            Action::WriteQueueFinalizers {
+                kind,
+                name,
+                resource_version,
+                finalizers,
+            } => {
+                let rv = self.rv();
+                let mut meta = match kind {
+                    Kind::ClusterQueue => self.cache.cluster_queues[name].metadata.clone(),
+                    _ => self.cache.flavors[name].metadata.clone(),
+                };
+                if meta.resource_version != *resource_version {
+                    return vec![Input::QueueFinalizersWritten {
+                        kind: *kind,
+                        name: name.clone(),
+                        result: Err(WriteError::Conflict),
+                    }];
+                }
+                meta.finalizers = Some(finalizers.clone());
+                meta.resource_version = Some(rv);
+                let gone = meta.deletion_timestamp.is_some() && finalizers.is_empty();
+                match kind {
+                    Kind::ClusterQueue if gone => {
+                        self.cache.cluster_queues.remove(name);
+                    }
+                    Kind::ClusterQueue => {
+                        let mut cq = (*self.cache.cluster_queues[name]).clone();
+                        cq.metadata = meta;
+                        self.cache.put_cluster_queue(cq);
+                    }
+                    _ if gone => {
+                        self.cache.flavors.remove(name);
+                    }
+                    _ => {
+                        let mut rf = (*self.cache.flavors[name]).clone();
+                        rf.metadata = meta;
+                        self.cache.put_flavor(rf);
+                    }
+                }
+                vec![
+                    Input::QueueFinalizersWritten {
+                        kind: *kind,
+                        name: name.clone(),
+                        result: Ok(()),
+                    },
+                    Input::Changed {
+                        kind: *kind,
+                        key: ObjectKey {
+                            namespace: None,
+                            name: name.clone(),
+                        },
+                    },
+                ]
+            }
+            Action::ReadJob { key, workload } => vec![Input::JobRead {
+                key: key.clone(),
+                workload: workload.clone(),
+                result: Ok(self
+                    .cache
+                    .jobs
+                    .get(key)
+                    .map(|j| (**j).clone())
+                    .or_else(|| self.unwatched_jobs.get(key).cloned())),
+            }],
+            Action::ReadWorkload { key } => vec![Input::WorkloadRead {
+                key: key.clone(),
+                result: Ok(self.cache.workloads.get(key).map(|w| (**w).clone())),
             }],
             Action::Event { about, text } => {
                 self.events

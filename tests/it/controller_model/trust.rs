@@ -1,0 +1,583 @@
+//! Quota held by running work is never taken away by the controller: ClusterQueues and
+//! ResourceFlavors carry the `resource-in-use` finalizer (a deleted ClusterQueue is
+//! terminating: inactive, its admitted workloads keep their quota, the finalizer goes when
+//! nothing holds quota in it), an edit the converter rejects keeps the last valid picture,
+//! and a status write whose outcome is unknown keeps its quota until the Workload is read
+//! back.
+
+use kubectl_kueue::api::{ClusterQueue, ClusterQueueStatus, ResourceFlavor};
+use kubectl_kueue::controller::model::{Action, Input, WriteError};
+use kubectl_kueue::kube::watch::Kind;
+use kubectl_kueue::manifests::ObjectKey;
+use kubectl_kueue::manifests::convert::time_from_millis;
+
+use super::builders::*;
+use super::world::*;
+use super::{cluster, holds_quota};
+
+const FINALIZER: &str = "kueue.x-k8s.io/resource-in-use";
+
+fn finalizer_writes(actions: &[Action]) -> Vec<(Kind, String, Vec<String>)> {
+    actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::WriteQueueFinalizers {
+                kind,
+                name,
+                finalizers,
+                ..
+            } => Some((*kind, name.clone(), finalizers.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn cq_status(actions: &[Action]) -> Option<ClusterQueueStatus> {
+    actions.iter().rev().find_map(|a| match a {
+        Action::WriteClusterQueueStatus { key, status } if key.name == "cq" => Some(status.clone()),
+        _ => None,
+    })
+}
+
+fn active(status: &ClusterQueueStatus) -> (String, String, String) {
+    let c = status
+        .conditions
+        .iter()
+        .find(|c| c.type_ == "Active")
+        .expect("an Active condition");
+    (c.status.clone(), c.reason.clone(), c.message.clone())
+}
+
+/// Queue status and finalizers are looked at every 250 ms at most: let that pass first.
+fn later(world: &mut World) {
+    world.advance(std::time::Duration::from_millis(300));
+}
+
+fn put_cluster_queue(world: &mut World, cq: ClusterQueue) -> Vec<Action> {
+    later(world);
+    let name = cq.metadata.name.clone().unwrap();
+    world.cache.put_cluster_queue(cq);
+    world.input(Input::Changed {
+        kind: Kind::ClusterQueue,
+        key: ObjectKey {
+            namespace: None,
+            name,
+        },
+    })
+}
+
+fn put_flavor(world: &mut World, rf: ResourceFlavor) -> Vec<Action> {
+    later(world);
+    let name = rf.metadata.name.clone().unwrap();
+    world.cache.put_flavor(rf);
+    world.input(Input::Changed {
+        kind: Kind::ResourceFlavor,
+        key: ObjectKey {
+            namespace: None,
+            name,
+        },
+    })
+}
+
+/// `kubectl delete` of an object with a finalizer: only the deletion timestamp is set.
+fn delete_cluster_queue(world: &mut World) -> Vec<Action> {
+    let mut cq = (*world.cache.cluster_queues["cq"]).clone();
+    cq.metadata.deletion_timestamp = Some(time_from_millis(world.now.wall));
+    cq.metadata.resource_version = Some("900".into());
+    put_cluster_queue(world, cq)
+}
+
+fn delete_workload(world: &mut World, name: &str) -> Vec<Action> {
+    later(world);
+    world.cache.workloads.remove(&key("ns", name));
+    world.input(Input::Changed {
+        kind: Kind::Workload,
+        key: job_key("ns", name),
+    })
+}
+
+/// One workload `a` admitted on a 4-cpu ClusterQueue, everything settled.
+fn running_a(world: &mut World) {
+    cluster(world, "", "cpu", "4");
+    world
+        .cache
+        .put_workload(workload(world, "ns", "a", "lq", 3));
+    let first = world.start();
+    world.settle(first);
+    assert!(holds_quota(world, "a"));
+}
+
+#[test]
+fn cluster_queues_and_flavors_get_the_finalizer_on_first_sight() {
+    let mut world = World::new();
+    cluster(&mut world, "", "cpu", "4");
+    let first = world.start();
+    let writes = finalizer_writes(&first);
+    assert_eq!(
+        writes,
+        [
+            (Kind::ClusterQueue, "cq".into(), vec![FINALIZER.into()]),
+            (
+                Kind::ResourceFlavor,
+                "default-flavor".into(),
+                vec![FINALIZER.into()]
+            ),
+        ]
+    );
+    world.settle(first);
+    assert!(finalizer_writes(&world.tick()).is_empty(), "written once");
+}
+
+#[test]
+fn a_deleted_cluster_queue_keeps_its_admitted_work_admits_nothing_new_then_lets_go() {
+    let mut world = World::new();
+    running_a(&mut world);
+    let deleted = delete_cluster_queue(&mut world);
+    let seen = world.settle(deleted);
+    assert!(
+        holds_quota(&world, "a"),
+        "the running workload keeps its quota"
+    );
+    assert!(
+        !status_writes(&seen).contains_key("a"),
+        "nothing written to the admitted workload: {seen:#?}"
+    );
+    assert!(finalizer_writes(&seen).is_empty(), "a still holds quota");
+    let status = cq_status(&seen).expect("a ClusterQueue status write");
+    assert_eq!(
+        active(&status),
+        (
+            "False".into(),
+            "Terminating".into(),
+            "Can't admit new workloads; clusterQueue is terminating".into()
+        )
+    );
+
+    later(&mut world);
+    let arrival = world.put_workload(workload(&world, "ns", "b", "lq", 1));
+    let seen = world.settle(arrival);
+    assert!(!holds_quota(&world, "b"), "nothing new is admitted");
+    let b = world.workload("ns", "b");
+    let qr = b
+        .status
+        .as_ref()
+        .unwrap()
+        .condition("QuotaReserved")
+        .unwrap();
+    assert_eq!(qr.status, "False");
+    assert_eq!(qr.message, "ClusterQueue cq is inactive");
+    assert!(finalizer_writes(&seen).is_empty());
+
+    // a ends; b never held anything: the finalizer goes and the ClusterQueue with it.
+    let gone = delete_workload(&mut world, "a");
+    let seen = world.settle(gone);
+    assert_eq!(
+        finalizer_writes(&seen),
+        [(Kind::ClusterQueue, "cq".into(), vec![])]
+    );
+    assert!(!world.cache.cluster_queues.contains_key("cq"));
+}
+
+#[test]
+fn a_deleted_flavor_keeps_its_finalizer_while_a_cluster_queue_names_it() {
+    let mut world = World::new();
+    cluster(&mut world, "", "cpu", "4");
+    let first = world.start();
+    world.settle(first);
+    let mut rf = (*world.cache.flavors["default-flavor"]).clone();
+    rf.metadata.deletion_timestamp = Some(time_from_millis(world.now.wall));
+    let deleted = put_flavor(&mut world, rf);
+    let seen = world.settle(deleted);
+    assert!(finalizer_writes(&seen).is_empty(), "{seen:#?}");
+    assert!(world.cache.flavors.contains_key("default-flavor"));
+
+    let cq_deleted = delete_cluster_queue(&mut world);
+    let mut seen = world.settle(cq_deleted);
+    // The ClusterQueue gone, the next look (a tick later) lets the flavor go.
+    later(&mut world);
+    let tick = world.tick();
+    seen.extend(world.settle(tick));
+    assert_eq!(
+        finalizer_writes(&seen),
+        [
+            (Kind::ClusterQueue, "cq".into(), vec![]),
+            (Kind::ResourceFlavor, "default-flavor".into(), vec![]),
+        ]
+    );
+    assert!(world.cache.flavors.is_empty());
+}
+
+/// The test ClusterQueue in a cohort, with `lending` as its lendingLimit.
+fn lending_queue(nominal: &str, lending: &str) -> ClusterQueue {
+    serde_yaml::from_str(&format!(
+        "metadata: {{name: cq, finalizers: [{FINALIZER}]}}
+spec:
+  cohort: all
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: default-flavor
+      resources: [{{name: cpu, nominalQuota: '{nominal}', lendingLimit: '{lending}'}}]
+"
+    ))
+    .unwrap()
+}
+
+#[test]
+fn an_invalid_cluster_queue_edit_keeps_the_admitted_work_and_admits_nothing_new() {
+    let mut world = World::new();
+    world.cache.put_flavor(flavor("default-flavor", ""));
+    world.cache.put_cluster_queue(lending_queue("4", "2"));
+    world.cache.put_local_queue(local_queue("ns", "lq", "cq"));
+    world
+        .cache
+        .put_workload(workload(&world, "ns", "a", "lq", 3));
+    let first = world.start();
+    world.settle(first);
+    assert!(holds_quota(&world, "a"));
+
+    // The API server accepts a lendingLimit above the nominalQuota; the converter does not.
+    let edit = put_cluster_queue(&mut world, lending_queue("4", "8"));
+    let seen = world.settle(edit);
+    assert!(
+        holds_quota(&world, "a"),
+        "the running workload keeps its quota"
+    );
+    assert!(!status_writes(&seen).contains_key("a"), "{seen:#?}");
+    let (status, reason, message) = active(&cq_status(&seen).unwrap());
+    assert_eq!((status.as_str(), reason.as_str()), ("False", "InvalidSpec"));
+    assert_eq!(
+        message,
+        "Can't admit new workloads: spec.resourceGroups[0].flavors[0].resources[0].lendingLimit: must be less than or equal to nominalQuota (4)."
+    );
+    later(&mut world);
+    let arrival = world.put_workload(workload(&world, "ns", "b", "lq", 1));
+    world.settle(arrival);
+    assert!(!holds_quota(&world, "b"), "nothing new is admitted");
+
+    // Fixed: active again, b admitted into the room left.
+    let fix = put_cluster_queue(&mut world, lending_queue("4", "4"));
+    world.settle(fix);
+    assert!(holds_quota(&world, "a"));
+    assert!(holds_quota(&world, "b"));
+}
+
+/// The first admission write of `w` whose answer is lost; `landed`: the API server had
+/// committed it. Returns what the model does then.
+fn admission_with_lost_answer(world: &mut World, landed: bool) -> Vec<Action> {
+    cluster(world, "", "cpu", "4");
+    world
+        .cache
+        .put_workload(workload(world, "ns", "w", "lq", 4));
+    let first = world.start();
+    let write = first
+        .iter()
+        .find(|a| matches!(a, Action::WriteWorkloadStatus { write, .. } if write.admits))
+        .expect("an admission write")
+        .clone();
+    if landed {
+        world.perform(&write);
+    }
+    world.input(Input::WorkloadWritten {
+        key: key("ns", "w"),
+        result: Err(WriteError::Unknown("connection reset by peer".into())),
+    })
+}
+
+#[test]
+fn an_unknown_write_outcome_keeps_the_quota_and_reads_back_then_the_write_had_landed() {
+    let mut world = World::new();
+    let after = admission_with_lost_answer(&mut world, true);
+    assert!(
+        after
+            .iter()
+            .any(|a| matches!(a, Action::ReadWorkload { key } if key.name == "w")),
+        "{after:#?}"
+    );
+    assert!(
+        holds_quota(&world, "w"),
+        "the quota stays taken until we know"
+    );
+    // Meanwhile another workload finds no room.
+    let other = world.put_workload(workload(&world, "ns", "other", "lq", 4));
+    assert!(
+        !status_writes(&other)
+            .get("other")
+            .is_some_and(|w| w[0].admits)
+    );
+
+    let read = world.perform(&Action::ReadWorkload {
+        key: key("ns", "w"),
+    });
+    let mut next = Vec::new();
+    for i in read {
+        next.extend(world.input(i));
+    }
+    world.settle(next);
+    assert!(holds_quota(&world, "w"));
+    assert!(!holds_quota(&world, "other"));
+    let reasons: Vec<String> = world.events_of("w").into_iter().map(|(r, _)| r).collect();
+    assert_eq!(reasons, ["QuotaReserved", "Admitted"], "its effects follow");
+}
+
+#[test]
+fn an_unknown_write_outcome_keeps_the_quota_and_reads_back_then_the_write_had_not_landed() {
+    let mut world = World::new();
+    let _ = admission_with_lost_answer(&mut world, false);
+    assert!(
+        holds_quota(&world, "w"),
+        "the quota stays taken until we know"
+    );
+    let read = world.perform(&Action::ReadWorkload {
+        key: key("ns", "w"),
+    });
+    for i in read {
+        world.input(i);
+    }
+    assert!(
+        !holds_quota(&world, "w"),
+        "not landed: the quota is given back"
+    );
+    let book = world.model.workload_book(&key("ns", "w")).unwrap();
+    assert_eq!(book.failures, 1);
+    assert!(book.retry_at.is_some(), "tried again after the backoff");
+}
+
+#[test]
+fn a_failed_read_back_is_tried_again_and_the_quota_stays_held() {
+    let mut world = World::new();
+    let _ = admission_with_lost_answer(&mut world, false);
+    world.input(Input::WorkloadRead {
+        key: key("ns", "w"),
+        result: Err(WriteError::Unknown("timeout".into())),
+    });
+    assert!(holds_quota(&world, "w"));
+    world.advance(std::time::Duration::from_secs(3));
+    let again = world.tick();
+    assert!(
+        again
+            .iter()
+            .any(|a| matches!(a, Action::ReadWorkload { key } if key.name == "w")),
+        "{again:#?}"
+    );
+}
+
+/// A Workload whose one container asks for nothing itself.
+fn bare_workload(world: &World, name: &str) -> kubectl_kueue::api::Workload {
+    let mut w = workload(world, "ns", name, "lq", 1);
+    w.spec.pod_sets[0]
+        .template
+        .spec
+        .as_mut()
+        .unwrap()
+        .containers[0]
+        .resources = None;
+    w
+}
+
+#[test]
+fn limit_range_defaults_count_in_requests_and_are_followed_when_they_change() {
+    let mut world = World::new();
+    cluster(&mut world, "", "cpu", "4");
+    world.cache.limit_ranges.push(std::sync::Arc::new(
+        serde_yaml::from_str(
+            "metadata: {name: defaults, namespace: ns}
+spec:
+  limits:
+  - type: Container
+    defaultRequest: {cpu: '3'}
+",
+        )
+        .unwrap(),
+    ));
+    world.cache.put_workload(bare_workload(&world, "a"));
+    world.cache.put_workload(bare_workload(&world, "b"));
+    let first = world.start();
+    let seen = world.settle(first);
+    let admitted: Vec<String> = status_writes(&seen)
+        .into_iter()
+        .filter(|(_, w)| w.iter().any(|w| w.admits))
+        .map(|(n, _)| n)
+        .collect();
+    assert_eq!(admitted, ["a"], "3 cpu each by the LimitRange: one fits");
+    let a = world.workload("ns", "a");
+    let usage = &a
+        .status
+        .as_ref()
+        .unwrap()
+        .admission
+        .as_ref()
+        .unwrap()
+        .pod_set_assignments[0]
+        .resource_usage;
+    assert_eq!(usage["cpu"].0, "3");
+
+    // The default shrinks: b fits now.
+    world.cache.limit_ranges = vec![std::sync::Arc::new(
+        serde_yaml::from_str(
+            "metadata: {name: defaults, namespace: ns}
+spec:
+  limits:
+  - type: Container
+    defaultRequest: {cpu: '1'}
+",
+        )
+        .unwrap(),
+    )];
+    let changed = world.input(Input::Changed {
+        kind: Kind::LimitRange,
+        key: job_key("ns", "defaults"),
+    });
+    world.settle(changed);
+    assert!(holds_quota(&world, "b"));
+}
+
+#[test]
+fn a_flavor_missing_at_start_keeps_the_admitted_work_and_the_queue_inactive_until_it_appears() {
+    let mut world = World::new();
+    running_a(&mut world);
+    // The controller restarts while the ResourceFlavor is missing.
+    let flavor = (*world.cache.flavors["default-flavor"]).clone();
+    world.cache.flavors.clear();
+    world.model = kubectl_kueue::controller::model::Model::new(Default::default());
+    later(&mut world);
+    let first = world.start();
+    let seen = world.settle(first);
+    assert!(
+        holds_quota(&world, "a"),
+        "the admitted workload keeps its quota"
+    );
+    assert!(!status_writes(&seen).contains_key("a"), "{seen:#?}");
+    let (status, reason, _) = active(&cq_status(&seen).unwrap());
+    assert_eq!(
+        (status.as_str(), reason.as_str()),
+        ("False", "FlavorNotFound")
+    );
+    later(&mut world);
+    let arrival = world.put_workload(workload(&world, "ns", "b", "lq", 1));
+    world.settle(arrival);
+    assert!(!holds_quota(&world, "b"));
+
+    let back = put_flavor(&mut world, flavor);
+    world.settle(back);
+    assert!(holds_quota(&world, "a"));
+    assert!(
+        holds_quota(&world, "b"),
+        "admitted once the flavor is there"
+    );
+}
+
+#[test]
+fn a_workload_the_api_server_refuses_to_create_is_reported_on_the_job_and_retried() {
+    let mut world = World::new();
+    cluster(&mut world, "", "nvidia.com/gpu", "4");
+    let j = job(&world, "ns", "train", "lq", 1, None);
+    world.cache.put_job(j);
+    let first = world.start();
+    assert!(
+        first
+            .iter()
+            .any(|a| matches!(a, Action::CreateWorkload { .. })),
+        "{first:#?}"
+    );
+    let refused = || Input::WorkloadCreated {
+        job: job_key("ns", "train"),
+        result: Err(WriteError::Failed(
+            "admission webhook \"x\" denied the request: no".into(),
+        )),
+    };
+    let after = world.input(refused());
+    world.settle(after);
+    let expected = (
+        "FailedCreateWorkload".to_string(),
+        "Could not create the Workload (retrying): admission webhook \"x\" denied the request: no"
+            .to_string(),
+    );
+    assert_eq!(world.events_of("train"), std::slice::from_ref(&expected));
+    assert_eq!(
+        world.job("ns", "train").spec.as_ref().unwrap().suspend,
+        Some(true),
+        "the Job stays suspended"
+    );
+    // Tried again after the backoff; the same refusal is not reported twice.
+    world.advance(std::time::Duration::from_secs(3));
+    let again = world.tick();
+    assert!(
+        again
+            .iter()
+            .any(|a| matches!(a, Action::CreateWorkload { .. })),
+        "{again:#?}"
+    );
+    let after = world.input(refused());
+    world.settle(after);
+    assert_eq!(world.events_of("train"), [expected]);
+}
+
+#[test]
+fn a_suspended_job_that_loses_its_queue_label_finishes_its_workload() {
+    let mut world = World::new();
+    cluster(&mut world, "", "nvidia.com/gpu", "4");
+    world
+        .cache
+        .put_job(job(&world, "ns", "first", "lq", 4, None));
+    world
+        .cache
+        .put_job(job(&world, "ns", "second", "lq", 4, None));
+    let first = world.start();
+    world.settle(first);
+    let wl_of = |world: &World, job: &str| {
+        world
+            .cache
+            .workloads
+            .values()
+            .find(|w| w.metadata.owner_references.as_ref().unwrap()[0].name == job)
+            .unwrap()
+            .clone()
+    };
+    let second_wl = wl_of(&world, "second").metadata.name.clone().unwrap();
+    assert!(!holds_quota(&world, &second_wl), "4 GPUs: second waits");
+
+    // The label goes: the Job leaves the queue-labelled watch, the API server still has it.
+    let mut unlabelled = (*world.job("ns", "second")).clone();
+    unlabelled.metadata.labels = None;
+    world.cache.jobs.remove(&job_key("ns", "second"));
+    world
+        .unwatched_jobs
+        .insert(job_key("ns", "second"), unlabelled);
+    later(&mut world);
+    let gone = world.input(Input::Changed {
+        kind: Kind::Job,
+        key: job_key("ns", "second"),
+    });
+    let seen = world.settle(gone);
+    assert!(
+        seen.iter()
+            .any(|a| matches!(a, Action::ReadJob { key, .. } if key.name == "second")),
+        "{seen:#?}"
+    );
+    let w = wl_of(&world, "second");
+    let finished = w.status.as_ref().unwrap().condition("Finished").unwrap();
+    assert_eq!(
+        (finished.status.as_str(), finished.reason.as_str()),
+        ("True", "QueueNameRemoved")
+    );
+    assert!(
+        world
+            .events_of("second")
+            .iter()
+            .any(|(r, _)| r == "QueueNameRemoved")
+    );
+    assert!(
+        !w.metadata
+            .finalizers
+            .iter()
+            .flatten()
+            .any(|f| f == FINALIZER),
+        "nothing holds it any more"
+    );
+    assert!(!holds_quota(&world, &second_wl));
+    assert!(holds_quota(
+        &world,
+        &wl_of(&world, "first").metadata.name.clone().unwrap()
+    ));
+}
