@@ -90,9 +90,40 @@ fn apply(cluster: &Cluster, ns: &str, document: &str) -> (bool, String) {
     )
 }
 
+/// A Cohort every installed policy set rejects: the probe that they are in force.
+const PROBE: &str = "apiVersion: kueue.x-k8s.io/v1beta1
+kind: Cohort
+metadata: {name: vc-policy-probe}
+spec:
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: default
+      resources: [{name: cpu, nominalQuota: -1}]
+";
+
 fn installed_cluster() -> Cluster {
     let cluster = ClusterBuilder::apiserver().start();
     kubectl(&cluster, &["kueue", "install", "--without-controller"]);
+    // The API server enforces a new ValidatingAdmissionPolicy once its policy informer has
+    // seen the policy and its binding: a moment after install, longer on a loaded machine.
+    // The policies are installed together, so one in force means they all are.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let (accepted, _) = apply(&cluster, "default", PROBE);
+        if !accepted {
+            break;
+        }
+        let _ = cluster
+            .kubectl()
+            .args(["delete", "cohort", "vc-policy-probe", "--ignore-not-found"])
+            .output();
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the validating policies are not in force 60s after install"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
     cluster
 }
 
