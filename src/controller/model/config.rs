@@ -11,10 +11,8 @@ use std::collections::BTreeSet;
 
 use super::Ctx;
 use super::last_valid::{Rejections, Substitution};
-use crate::manifests::ObjectKey;
 use crate::manifests::convert::{self, ConvertOptions};
 use crate::manifests::{Inventory, Origin, Sourced};
-use crate::scheduler::key::WorkloadKey;
 
 fn sourced<T: Clone>(
     items: Vec<std::sync::Arc<T>>,
@@ -142,13 +140,7 @@ impl Ctx<'_> {
             "queue configuration changed; rebuilding the scheduler's picture"
         );
         self.m.base = converted.state.clone();
-        let all: Vec<WorkloadKey> = self
-            .cache
-            .workloads()
-            .iter()
-            .map(|w| ObjectKey::workload(&w.metadata))
-            .collect();
-        self.m.dirty_wls.extend(all);
+        self.mark_every_cached_workload_dirty();
         self.m.engine.set_cluster_config(converted.state);
         self.m.schedule = true;
         self.m.queues_dirty = true;

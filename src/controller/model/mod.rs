@@ -240,6 +240,17 @@ impl Model {
 }
 
 impl Ctx<'_> {
+    /// Every Workload in the cache gets looked at again on this turn.
+    fn mark_every_cached_workload_dirty(&mut self) {
+        let all: Vec<WorkloadKey> = self
+            .cache
+            .workloads()
+            .iter()
+            .map(|w| ObjectKey::workload(&w.metadata))
+            .collect();
+        self.m.dirty_wls.extend(all);
+    }
+
     fn act(&mut self, action: Action) {
         self.m.actions.push(action);
     }
@@ -266,13 +277,7 @@ impl Ctx<'_> {
             return;
         }
         self.m.requests = context;
-        let all: Vec<WorkloadKey> = self
-            .cache
-            .workloads()
-            .iter()
-            .map(|w| ObjectKey::workload(&w.metadata))
-            .collect();
-        self.m.dirty_wls.extend(all);
+        self.mark_every_cached_workload_dirty();
     }
 
     fn changed(&mut self, kind: Kind, key: Option<ObjectKey>) {
@@ -288,13 +293,7 @@ impl Ctx<'_> {
                 self.m.dirty_wls.insert(k);
             }
             (Kind::Workload, None) => {
-                let all: Vec<WorkloadKey> = self
-                    .cache
-                    .workloads()
-                    .iter()
-                    .map(|w| ObjectKey::workload(&w.metadata))
-                    .collect();
-                self.m.dirty_wls.extend(all);
+                self.mark_every_cached_workload_dirty();
                 let known: Vec<WorkloadKey> = self.m.wls.keys().cloned().collect();
                 self.m.dirty_wls.extend(known);
             }
