@@ -25,6 +25,8 @@ struct Args {
     scenario: String,
     scale: f64,
     replay_only: bool,
+    /// Keep the ValidatingAdmissionPolicies `install` adds (upstream's harness runs with none).
+    with_policies: bool,
     timeout: Duration,
     out: PathBuf,
 }
@@ -39,6 +41,7 @@ fn parse() -> Result<Option<Args>, String> {
         scenario: String::new(),
         scale: 1.0,
         replay_only: false,
+        with_policies: false,
         timeout: Duration::from_secs(1800),
         out: support::repo_root().join("target/perf"),
     };
@@ -60,6 +63,7 @@ fn parse() -> Result<Option<Args>, String> {
             }
             "--out" => a.out = PathBuf::from(value("--out")?),
             "--replay-only" => a.replay_only = true,
+            "--with-policies" => a.with_policies = true,
             s if !s.starts_with('-') && a.scenario.is_empty() => a.scenario = s.into(),
             s => return Err(format!("unexpected argument {s:?}")),
         }
@@ -120,13 +124,19 @@ fn main() {
             .enable_all()
             .build()
             .expect("runtime");
-        let controller = env!("CARGO_BIN_EXE_kubectl-kueue");
+        // KUEUE_PERF_CONTROLLER: another build of the controller (a profiling build, an
+        // older commit's binary) to run instead of this one.
+        let controller = std::env::var("KUEUE_PERF_CONTROLLER")
+            .unwrap_or_else(|_| env!("CARGO_BIN_EXE_kubectl-kueue").to_string());
         let live = rt.block_on(perf::live::run(
             &scenario,
             &schedule,
             &cluster,
-            controller,
-            args.timeout,
+            &perf::live::Options {
+                controller,
+                timeout: args.timeout,
+                with_policies: args.with_policies,
+            },
         ));
         let d = perf::record::derive(&scenario, &schedule, &live.tracks, &live.created_ms);
         summary.wall_seconds = (d.last_finish_ms.saturating_sub(d.first_ms)) as f64 / 1000.0;
@@ -141,6 +151,7 @@ fn main() {
         summary.controller_peak_rss_bytes = live.controller.peak_rss_bytes;
         summary.apiserver = live.apiserver;
         summary.etcd = live.etcd;
+        summary.apiserver_requests = live.requests;
         summary.cluster_queues = d.queues.clone();
         for (class, c) in d.classes {
             let e = summary.classes.entry(class).or_default();

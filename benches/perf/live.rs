@@ -28,6 +28,69 @@ pub struct LiveRun {
     pub etcd: ProcessFigures,
     pub harness_releases: u64,
     pub timed_out: bool,
+    /// The API server's request counters, after minus before (see [`request_counts`]).
+    pub requests: BTreeMap<String, u64>,
+}
+
+/// How the live run is set up.
+pub struct Options {
+    /// The controller binary.
+    pub controller: String,
+    pub timeout: Duration,
+    /// Keep the ValidatingAdmissionPolicies `install` adds; upstream's harness has no
+    /// admission checks at all, so by default only the mutating Job policy stays.
+    pub with_policies: bool,
+}
+
+/// The kinds whose requests the summary counts.
+const COUNTED: [&str; 6] = [
+    "workloads",
+    "clusterqueues",
+    "localqueues",
+    "events",
+    "jobs",
+    "leases",
+];
+
+/// `apiserver_request_total` from the API server's /metrics, summed by verb, resource and
+/// subresource, for the [`COUNTED`] kinds.
+async fn request_counts(client: &kube::Client) -> BTreeMap<String, u64> {
+    let req = http::Request::get("/metrics")
+        .body(Vec::new())
+        .expect("request");
+    let Ok(text) = client.request_text(req).await else {
+        return BTreeMap::new();
+    };
+    let mut out = BTreeMap::new();
+    for line in text
+        .lines()
+        .filter(|l| l.starts_with("apiserver_request_total{"))
+    {
+        let Some((labels, value)) = line.rsplit_once(' ') else {
+            continue;
+        };
+        let label = |name: &str| {
+            let key = format!("{name}=\"");
+            labels.split(',').find_map(|kv| {
+                let kv = kv.trim_start_matches("apiserver_request_total{");
+                kv.strip_prefix(&key)
+                    .map(|v| v.trim_end_matches('}').trim_end_matches('"').to_string())
+            })
+        };
+        let (Some(verb), Some(resource)) = (label("verb"), label("resource")) else {
+            continue;
+        };
+        if !COUNTED.contains(&resource.as_str()) || verb == "WATCH" || verb == "LIST" {
+            continue;
+        }
+        let sub = label("subresource").filter(|s| !s.is_empty());
+        let key = match sub {
+            Some(sub) => format!("{verb} {resource}/{sub}"),
+            None => format!("{verb} {resource}"),
+        };
+        *out.entry(key).or_insert(0) += value.parse::<f64>().unwrap_or(0.0) as u64;
+    }
+    out
 }
 
 fn workload_resource() -> ApiResource {
@@ -175,13 +238,8 @@ pub fn start_cluster(s: &Scenario) -> Cluster {
         .start()
 }
 
-pub async fn run(
-    s: &Scenario,
-    schedule: &[Arrival],
-    cluster: &Cluster,
-    controller: &str,
-    timeout: Duration,
-) -> LiveRun {
+pub async fn run(s: &Scenario, schedule: &[Arrival], cluster: &Cluster, opts: &Options) -> LiveRun {
+    let timeout = opts.timeout;
     let client = cluster.client();
     let out = cluster
         .kubectl()
@@ -193,11 +251,24 @@ pub async fn run(
         "install: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+    if !opts.with_policies {
+        let out = cluster
+            .kubectl()
+            .args(["delete", "validatingadmissionpolicybindings", "--all"])
+            .output()
+            .expect("kubectl delete");
+        assert!(
+            out.status.success(),
+            "delete the validation policies: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let requests0 = request_counts(&client).await;
     super::support::apply::apply_yaml(&client, &queues_yaml(s), "default")
         .await
         .expect("queues");
 
-    let mut cmd = Command::new(controller);
+    let mut cmd = Command::new(&opts.controller);
     cmd.args(["run-controller", "--kubeconfig"])
         .arg(cluster.kubeconfig_path())
         .args([
@@ -324,6 +395,12 @@ pub async fn run(
     };
     let apiserver = sub(api_pid.map(proc_figures).unwrap_or_default(), api0);
     let etcd = sub(etcd_pid.map(proc_figures).unwrap_or_default(), etcd0);
+    let mut requests = request_counts(&client).await;
+    for (k, v) in &requests0 {
+        if let Some(n) = requests.get_mut(k) {
+            *n = n.saturating_sub(*v);
+        }
+    }
     ctl.kill();
     watch.abort();
     let sh = shared.lock().unwrap();
@@ -335,6 +412,7 @@ pub async fn run(
         etcd,
         harness_releases: sh.releases,
         timed_out,
+        requests,
     }
 }
 

@@ -150,6 +150,14 @@ pub fn report(s: &Summary, replay_only: bool) -> String {
             s.apiserver.peak_rss_bytes as f64 / 1048576.0,
             s.etcd.cpu_seconds
         );
+        let per_workload = |n: u64| n as f64 / s.workloads.max(1) as f64;
+        for (k, v) in &s.apiserver_requests {
+            let _ = writeln!(
+                o,
+                "requests {k}: {v} ({:.2} per workload)",
+                per_workload(*v)
+            );
+        }
         for (k, v) in &s.extra {
             let _ = writeln!(o, "{k}: {v:.2}");
         }

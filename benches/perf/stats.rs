@@ -247,6 +247,9 @@ pub struct Summary {
     pub controller_peak_rss_bytes: u64,
     pub apiserver: ProcessFigures,
     pub etcd: ProcessFigures,
+    /// The API server's own request counters over the run (`apiserver_request_total`), by
+    /// "VERB resource[/subresource]", for the kinds the controller writes.
+    pub apiserver_requests: BTreeMap<String, u64>,
     pub extra: BTreeMap<String, f64>,
     pub replay: ReplaySummary,
     pub cluster_queues: BTreeMap<String, QueueSummary>,

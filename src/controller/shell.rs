@@ -251,15 +251,9 @@ impl Executor {
                     result: outcome(r),
                 })
             }),
-            Action::Event { about, text } => self.spawn(async move {
-                if let Err(e) = writer
-                    .event(&about, text.warning, &text.reason, &text.note)
-                    .await
-                {
-                    tracing::debug!(error = %e, reason = text.reason, "cannot publish event");
-                }
-                None
-            }),
+            Action::Event { about, text } => {
+                writer.event(&about, text.warning, &text.reason, &text.note)
+            }
             Action::Metric(update) => self.metrics.record(&update),
         }
     }

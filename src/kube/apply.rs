@@ -7,9 +7,9 @@
 //! before each request), many requests in flight at once (bounded by
 //! `max_in_flight`, so the API server, not the client, sets the pace) and, only when the
 //! configuration asks for it (`clientConnection.qps`/`burst`), a client-side token bucket.
-//! Events take a lane of their own with few requests in flight, so they never delay a write
-//! that admits, evicts or starts something. Nothing here retries: the caller re-reconciles
-//! from the newest state.
+//! Events go to an [`EventSink`] (a bounded queue and few requests in flight, outside the
+//! token bucket), so they never delay a write that admits, evicts or starts something.
+//! Nothing here retries: the caller re-reconciles from the newest state.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -17,11 +17,11 @@ use std::time::{Duration, Instant};
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::ObjectReference;
 use kube::api::{Api, Patch, PatchParams, PostParams};
-use kube::runtime::events::{Event, EventType, Recorder, Reporter};
 use kube::{Client, Resource};
 use serde_json::{Value, json};
 use tokio::sync::{Mutex, OwnedSemaphorePermit, Semaphore};
 
+use super::events::{EventSink, Outgoing, Reporter};
 use super::lease::Fence;
 use crate::api::{
     ClusterQueue, ClusterQueueStatus, LocalQueue, LocalQueueStatus, Workload, WorkloadStatus,
@@ -73,15 +73,13 @@ impl TokenBucket {
 pub struct Writer {
     client: Client,
     in_flight: Arc<Semaphore>,
-    events_in_flight: Arc<Semaphore>,
     bucket: Option<Arc<TokenBucket>>,
-    recorder: Recorder,
+    /// Started with the first Event (it needs the runtime and the fence).
+    events: Arc<std::sync::OnceLock<EventSink>>,
+    reporter: Reporter,
     /// With leader election: checked right before each request is sent.
     fence: Option<Fence>,
 }
-
-/// Events published at once (the rest wait their turn).
-const EVENTS_IN_FLIGHT: usize = 8;
 
 impl Writer {
     /// `rate_limit` is `(qps, burst)`; none, or a QPS of zero or below (upstream: negative),
@@ -104,14 +102,14 @@ impl Writer {
             });
         let reporter = Reporter {
             controller: EVENT_REPORTER.to_string(),
-            instance: Some(instance.to_string()),
+            instance: instance.to_string(),
         };
         Writer {
-            recorder: Recorder::new(client.clone(), reporter),
             client,
             in_flight: Arc::new(Semaphore::new(max_in_flight.max(1))),
-            events_in_flight: Arc::new(Semaphore::new(EVENTS_IN_FLIGHT)),
             bucket,
+            events: Arc::default(),
+            reporter,
             fence: None,
         }
     }
@@ -181,6 +179,7 @@ impl Writer {
             &Patch::Apply(&body),
         )
         .await
+        .map(lean)
     }
 
     pub async fn create_workload(&self, wl: &Workload) -> kube::Result<Workload> {
@@ -195,6 +194,7 @@ impl Writer {
             wl,
         )
         .await
+        .map(lean)
     }
 
     /// Drops `finalizer` from a Workload, guarded by its resourceVersion.
@@ -216,6 +216,7 @@ impl Writer {
         let api: Api<Workload> = Api::namespaced(self.client.clone(), &ns);
         api.patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
             .await
+            .map(lean)
     }
 
     /// A Workload as the API server has it now (`None`: gone), past the watch cache: what an
@@ -227,14 +228,14 @@ impl Writer {
     ) -> kube::Result<Option<Workload>> {
         let _p = self.gate().await;
         let api: Api<Workload> = Api::namespaced(self.client.clone(), namespace);
-        api.get_opt(name).await
+        api.get_opt(name).await.map(|o| o.map(lean))
     }
 
     /// A Job as the API server has it now (`None`: gone), past the label-filtered watch.
     pub async fn read_job(&self, namespace: &str, name: &str) -> kube::Result<Option<Job>> {
         let _p = self.gate().await;
         let api: Api<Job> = Api::namespaced(self.client.clone(), namespace);
-        api.get_opt(name).await
+        api.get_opt(name).await.map(|o| o.map(lean))
     }
 
     /// Sets the finalizers of a cluster-scoped object (a ClusterQueue or ResourceFlavor),
@@ -273,7 +274,7 @@ impl Writer {
             field_manager: Some(CONTROLLER_MANAGER.to_string()),
             ..Default::default()
         };
-        api.patch(&name, &pp, &Patch::Merge(&patch)).await
+        api.patch(&name, &pp, &Patch::Merge(&patch)).await.map(lean)
     }
 
     /// A JSON merge patch of a Job (include `metadata.resourceVersion` for optimistic locking).
@@ -284,7 +285,7 @@ impl Writer {
             field_manager: Some(CONTROLLER_MANAGER.to_string()),
             ..Default::default()
         };
-        api.patch(name, &pp, &Patch::Merge(patch)).await
+        api.patch(name, &pp, &Patch::Merge(patch)).await.map(lean)
     }
 
     /// A JSON merge patch of a Job's status.
@@ -300,7 +301,9 @@ impl Writer {
             field_manager: Some(CONTROLLER_MANAGER.to_string()),
             ..Default::default()
         };
-        api.patch_status(name, &pp, &Patch::Merge(patch)).await
+        api.patch_status(name, &pp, &Patch::Merge(patch))
+            .await
+            .map(lean)
     }
 
     pub async fn apply_cluster_queue_status(
@@ -346,38 +349,31 @@ impl Writer {
         .await
     }
 
-    /// Publishes an Event about `object` (events.k8s.io/v1). `action` is upstream's action,
-    /// which equals the reason for every event we send.
-    pub async fn event(
-        &self,
-        object: &ObjectReference,
-        warning: bool,
-        reason: &str,
-        note: &str,
-    ) -> kube::Result<()> {
-        let _p = self
-            .events_in_flight
-            .clone()
-            .acquire_owned()
-            .await
-            .expect("the event semaphore is never closed");
-        if let Some(b) = &self.bucket {
-            b.take().await;
-        }
-        self.check_fence()?;
-        let ev = Event {
-            type_: if warning {
-                EventType::Warning
-            } else {
-                EventType::Normal
-            },
+    /// Publishes an Event about `object` (events.k8s.io/v1) without waiting: queued, and
+    /// dropped if the queue is full. `action` is upstream's action, which equals the reason
+    /// for every event we send.
+    pub fn event(&self, object: &ObjectReference, warning: bool, reason: &str, note: &str) {
+        let sink = self.events.get_or_init(|| {
+            EventSink::start(
+                self.client.clone(),
+                self.reporter.clone(),
+                self.fence.clone(),
+            )
+        });
+        sink.send(Outgoing {
+            about: object.clone(),
+            warning,
             reason: reason.to_string(),
-            note: Some(truncate_message(note, MAX_EVENT_MESSAGE)),
-            action: reason.to_string(),
-            secondary: None,
-        };
-        self.recorder.publish(&ev, object).await
+            note: truncate_message(note, MAX_EVENT_MESSAGE),
+        });
     }
+}
+
+/// An object from an answer, without `metadata.managedFields` (never read, and most of the
+/// object's size), as the watch keeps objects.
+fn lean<K: Resource>(mut o: K) -> K {
+    o.meta_mut().managed_fields = None;
+    o
 }
 
 fn ns_name<K: Resource>(obj: &K) -> (String, String) {

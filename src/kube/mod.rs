@@ -6,6 +6,7 @@
 
 pub mod apply;
 pub mod client;
+pub mod events;
 pub mod install;
 pub mod jobs;
 pub mod lease;

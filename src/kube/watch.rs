@@ -5,6 +5,9 @@
 //! Notifications are level triggers: the loop reads the store (the newest state) when it
 //! handles one, so a burst of updates to one object costs one reconcile. After a re-list the
 //! whole kind is reported (objects deleted while the watch was down get no event of their own).
+//!
+//! `metadata.managedFields` is dropped before an object enters a store, as controller-runtime's
+//! cache does for upstream: the controller never reads it, and it is most of a Workload's size.
 
 use std::fmt::Debug;
 use std::sync::Arc;
@@ -297,7 +300,10 @@ where
     K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
 {
     let (reader, writer) = reflector::store();
-    let stream = reflector::reflector(writer, watcher(api, cfg).default_backoff());
+    let objects = watcher(api, cfg)
+        .default_backoff()
+        .modify(|o| o.meta_mut().managed_fields = None);
+    let stream = reflector::reflector(writer, objects);
     (reader, tokio::spawn(forward(stream, kind, tx)))
 }
 

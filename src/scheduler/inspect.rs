@@ -1,6 +1,8 @@
 //! Read-only queries over the engine for status tables, explain and simulate output:
 //! quota and usage per ClusterQueue, queue positions, why a workload is blocked.
 
+use std::collections::BTreeSet;
+
 use super::decision::Blocked;
 use super::key::WorkloadKey;
 use super::quantity::Amount;
@@ -122,6 +124,26 @@ impl Engine {
             .keys()
             .filter_map(|k| self.blocked_reason(k).map(|b| (k.clone(), b)))
             .collect()
+    }
+
+    /// The ClusterQueues some workload holds quota in, and the flavors of those workloads'
+    /// admissions (what the `resource-in-use` finalizers protect). Visits only the workloads
+    /// holding quota.
+    pub fn quota_holders(&self) -> (BTreeSet<String>, BTreeSet<String>) {
+        let mut queues = BTreeSet::new();
+        let mut flavors = BTreeSet::new();
+        for cq in self.cqs.iter().filter(|cq| !cq.holding.is_empty()) {
+            queues.insert(cq.name.clone());
+            for &id in &cq.holding {
+                let Some(st) = self.wls[id].as_ref() else {
+                    continue;
+                };
+                for ps in st.w.admission.iter().flat_map(|a| a.pod_sets.iter()) {
+                    flavors.extend(ps.flavors.values().cloned());
+                }
+            }
+        }
+        (queues, flavors)
     }
 
     /// Is this workload holding quota, and where?

@@ -170,6 +170,28 @@ pub fn pending(
     st.resource_requests = resource_requests(w);
 }
 
+/// Would [`pending`] change anything but condition times? Answered without building the new
+/// status: the scheduler asks it of every workload it looks at in every cycle.
+pub fn pending_changes(
+    st: &WorkloadStatus,
+    reason: &str,
+    message: &str,
+    w: &model::Workload,
+) -> bool {
+    let holds = |type_: &str, reason: &str, message: &str| {
+        st.condition(type_)
+            .is_some_and(|c| c.status == "False" && c.reason == reason && c.message == message)
+    };
+    st.admission.is_some()
+        || !holds(condition::QUOTA_RESERVED, reason, &msg(message))
+        || !holds(condition::ADMITTED, NO_RESERVATION, NO_RESERVATION_MESSAGE)
+        || st.resource_requests != resource_requests(w)
+}
+
+/// `Admitted=False`: its reason and message while a workload holds no reservation.
+const NO_RESERVATION: &str = "NoReservation";
+const NO_RESERVATION_MESSAGE: &str = "The workload has no reservation";
+
 /// `QuotaReserved=False` with the reason and message (as given), `Admitted=False`.
 pub fn not_admitted(conds: &mut Vec<Condition>, reason: &str, message: &str, now: Millis) {
     set_condition(
@@ -184,8 +206,8 @@ pub fn not_admitted(conds: &mut Vec<Condition>, reason: &str, message: &str, now
         conds,
         condition::ADMITTED,
         false,
-        "NoReservation",
-        "The workload has no reservation",
+        NO_RESERVATION,
+        NO_RESERVATION_MESSAGE,
         now,
     );
 }
@@ -241,8 +263,8 @@ pub fn release(st: &mut WorkloadStatus, now: Millis) {
         &mut st.conditions,
         condition::ADMITTED,
         false,
-        "NoReservation",
-        "The workload has no reservation",
+        NO_RESERVATION,
+        NO_RESERVATION_MESSAGE,
         now,
     );
 }

@@ -384,19 +384,38 @@ spec:
     );
     fence.extend(Instant::now() + Duration::from_secs(60));
     writer.patch_job(&ns, "j", &label("open")).await.unwrap();
+    let job = Api::<Job>::namespaced(client.clone(), &ns)
+        .get("j")
+        .await
+        .unwrap();
+    // Events are queued, not awaited: one sent while the fence is open arrives...
+    let events = Api::<k8s_openapi::api::events::v1::Event>::namespaced(client.clone(), &ns);
+    let notes = || async {
+        events
+            .list(&Default::default())
+            .await
+            .unwrap()
+            .items
+            .into_iter()
+            .filter_map(|e| e.note)
+            .collect::<Vec<String>>()
+    };
+    writer.event(&reference(&job), false, "Test", "open");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !notes().await.iter().any(|n| n == "open") {
+        assert!(
+            Instant::now() < deadline,
+            "the open-fence event never arrived"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     fence.close();
     writer
         .patch_job(&ns, "j", &label("closed"))
         .await
         .unwrap_err();
-    let job = Api::<Job>::namespaced(client.clone(), &ns)
-        .get("j")
-        .await
-        .unwrap();
-    writer
-        .event(&reference(&job), false, "Test", "fenced")
-        .await
-        .unwrap_err();
+    // ...and one sent once it closed never goes out.
+    writer.event(&reference(&job), false, "Test", "fenced");
 
     let expiring = Fence::new();
     expiring.extend(Instant::now() + Duration::from_millis(50));
@@ -415,6 +434,12 @@ spec:
         .labels
         .unwrap_or_default();
     let keys: Vec<&str> = labels.keys().map(String::as_str).collect();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let sent = notes().await;
+    assert!(
+        !sent.iter().any(|n| n == "fenced"),
+        "a fenced event went out: {sent:?}"
+    );
     assert!(keys.contains(&"open"), "{keys:?}");
     for k in ["before", "closed", "expired"] {
         assert!(!keys.contains(&k), "a fenced write went out: {keys:?}");

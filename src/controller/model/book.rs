@@ -18,10 +18,11 @@ use kube_core::Resource;
 
 use super::Ctx;
 use super::plan::StatusWrite;
-use crate::api::Workload;
+use crate::api::{Workload, WorkloadStatus};
 use crate::manifests::ObjectKey;
 use crate::manifests::key::namespace_of;
 use crate::scheduler::key::WorkloadKey;
+use crate::status;
 
 /// Per-Workload bookkeeping.
 #[derive(Debug, Clone, Default)]
@@ -151,6 +152,33 @@ impl Ctx<'_> {
             w.status = Some(st.clone());
         }
         Some(w)
+    }
+
+    /// The status [`status::pending`] makes of the Workload's effective one (its pending
+    /// write's, else the newest object's), or none when that changes nothing or the Workload
+    /// is unknown. Clones only what it returns.
+    pub(super) fn pending_status(
+        &mut self,
+        key: &WorkloadKey,
+        reason: &str,
+        message: &str,
+    ) -> Option<WorkloadStatus> {
+        let obj = self.latest_workload(key)?;
+        let model = self.m.engine.workload(key)?;
+        let planned = self
+            .m
+            .wls
+            .get(key)
+            .and_then(|b| b.plan.as_ref().or(b.sending.as_ref()))
+            .map(|p| &p.status);
+        let empty = WorkloadStatus::default();
+        let before = planned.or(obj.status.as_ref()).unwrap_or(&empty);
+        if !status::pending_changes(before, reason, message, model) {
+            return None;
+        }
+        let mut st = before.clone();
+        status::pending(&mut st, reason, message, model, self.now.wall);
+        Some(st)
     }
 
     pub(super) fn book(&mut self, key: &WorkloadKey) -> &mut WlBook {

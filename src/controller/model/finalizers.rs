@@ -20,7 +20,6 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use crate::kube::watch::Kind;
 use crate::manifests::job::RESOURCE_IN_USE_FINALIZER;
-use crate::scheduler::key::WorkloadKey;
 
 use super::Ctx;
 use super::plan::{Action, WriteResult};
@@ -63,19 +62,7 @@ fn has_finalizer(meta: &ObjectMeta) -> bool {
 impl Ctx<'_> {
     /// Adds or drops the finalizer of every ClusterQueue and ResourceFlavor as needed.
     pub(super) fn queue_finalizers(&mut self) {
-        let engine = &self.m.engine;
-        let mut holding: BTreeSet<String> = BTreeSet::new();
-        let mut held_flavors: BTreeSet<String> = BTreeSet::new();
-        for w in engine.workloads() {
-            let Some(cq) = engine.holding_queue(&WorkloadKey::new(&w.namespace, w.name.clone()))
-            else {
-                continue;
-            };
-            holding.insert(cq.to_string());
-            for ps in w.admission.iter().flat_map(|a| a.pod_sets.iter()) {
-                held_flavors.extend(ps.flavors.values().cloned());
-            }
-        }
+        let (holding, held_flavors) = self.m.engine.quota_holders();
         let mut named_flavors: BTreeSet<String> = BTreeSet::new();
         for cq in self.cache.cluster_queues() {
             for g in &cq.spec.resource_groups {

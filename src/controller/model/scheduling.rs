@@ -131,20 +131,12 @@ impl Ctx<'_> {
         );
     }
 
-    /// `QuotaReserved=False` with this reason and message, when that changes anything.
+    /// `QuotaReserved=False` with this reason and message, when that changes anything. Asked
+    /// of every workload a cycle looks at, so it clones nothing unless it writes.
     fn plan_pending(&mut self, key: &WorkloadKey, reason: &str, message: &str) {
-        let Some(model) = self.m.engine.workload(key).cloned() else {
+        let Some(st) = self.pending_status(key, reason, message) else {
             return;
         };
-        let Some(w) = self.effective_workload(key) else {
-            return;
-        };
-        let before = w.status.clone().unwrap_or_default();
-        let mut st = before.clone();
-        status::pending(&mut st, reason, message, &model, self.now.wall);
-        if status::same_ignoring_times(&before, &st) {
-            return;
-        }
         tracing::debug!(workload = %key, reason, message, "pending");
         let effects = vec![Effect::Event(EventText::warning(reason, message))];
         self.set_plan(key, StatusWrite::new(st, effects));

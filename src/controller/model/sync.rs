@@ -14,7 +14,6 @@ use crate::scheduler::PendingReason;
 use crate::scheduler::decision::Blocked;
 use crate::scheduler::key::WorkloadKey;
 use crate::scheduler::model::{Admission, Workload as Model};
-use crate::status;
 
 use super::plan::{Effect, EventText, StatusWrite};
 use super::{Ctx, owner_job};
@@ -100,7 +99,7 @@ impl Ctx<'_> {
             return;
         }
         if self.m.wls.get(key).is_none_or(|b| b.plan.is_none()) {
-            self.blocked_reason(key, &obj);
+            self.blocked_reason(key);
         }
         // A Workload whose Job is gone (deleted: the garbage collector deletes the Workload
         // too) is handled like one without a Job.
@@ -174,7 +173,7 @@ impl Ctx<'_> {
 
     /// Writes why a Workload that cannot even queue waits (missing LocalQueue, stopped or
     /// inactive ClusterQueue...), as upstream's workload controller does.
-    fn blocked_reason(&mut self, key: &WorkloadKey, obj: &Workload) {
+    fn blocked_reason(&mut self, key: &WorkloadKey) {
         let Some(Blocked {
             reason, message, ..
         }) = self.m.engine.blocked_reason(key)
@@ -184,13 +183,7 @@ impl Ctx<'_> {
         if reason == PendingReason::Deactivated {
             return;
         }
-        let Some(model) = self.m.engine.workload(key).cloned() else {
-            return;
-        };
-        let before = obj.status.clone().unwrap_or_default();
-        let mut st = before.clone();
-        status::pending(&mut st, reason.as_str(), &message, &model, self.now.wall);
-        if !status::same_ignoring_times(&before, &st) {
+        if let Some(st) = self.pending_status(key, reason.as_str(), &message) {
             let effects = vec![Effect::Event(EventText::warning(reason.as_str(), message))];
             self.set_plan(key, StatusWrite::new(st, effects));
         }
