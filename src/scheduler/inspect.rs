@@ -40,8 +40,18 @@ pub struct ClusterQueueView {
 }
 
 impl Engine {
-    /// Every ClusterQueue, in name order, with usage and counts.
+    /// Every ClusterQueue, in name order, with usage, counts and the queue order.
     pub fn cluster_queues(&self) -> Vec<ClusterQueueView> {
+        self.queue_views(true)
+    }
+
+    /// [`Engine::cluster_queues`] without the queue order (`queue` left empty): what queue
+    /// status needs, without sorting every queue.
+    pub fn cluster_queue_figures(&self) -> Vec<ClusterQueueView> {
+        self.queue_views(false)
+    }
+
+    fn queue_views(&self, with_order: bool) -> Vec<ClusterQueueView> {
         self.cqs
             .iter_enumerated()
             .map(|(id, cq)| {
@@ -81,12 +91,16 @@ impl Engine {
                         }
                     }
                 }
-                let queue: Vec<WorkloadKey> = self.queues[id]
-                    .ordered()
-                    .iter()
-                    .filter_map(|k| self.wls[k.id].as_ref())
-                    .map(|s| s.key.clone())
-                    .collect();
+                let queue: Vec<WorkloadKey> = if with_order {
+                    self.queues[id]
+                        .ordered()
+                        .iter()
+                        .filter_map(|k| self.wls[k.id].as_ref())
+                        .map(|s| s.key.clone())
+                        .collect()
+                } else {
+                    Vec::new()
+                };
                 let reserving = cq.holding.len();
                 let admitted = cq
                     .holding
@@ -144,6 +158,21 @@ impl Engine {
             }
         }
         (queues, flavors)
+    }
+
+    /// Every workload, with whether it holds quota and whether it is kept out of the queues
+    /// (see [`Engine::blocked_reason`]): one pass, for figures over all workloads.
+    pub fn workload_standings(
+        &self,
+    ) -> impl Iterator<Item = (&super::model::Workload, bool, bool)> {
+        self.wls.iter().flatten().map(|s| {
+            let holding = s.holding.is_some();
+            (
+                &s.w,
+                holding,
+                !holding && !s.w.finished && s.block.is_some(),
+            )
+        })
     }
 
     /// Is this workload holding quota, and where?

@@ -20,7 +20,7 @@ use crate::scheduler::decision::{Decision, PreemptionReason};
 use crate::scheduler::key::WorkloadKey;
 use crate::scheduler::model::{self, Millis};
 use crate::scheduler::{Engine, PendingReason};
-use crate::status::{self, cluster_queue_with_status, local_queue_with_status};
+use crate::status::{self, QueueFigures, cluster_queue_with_figures, local_queue_with_figures};
 
 /// What happened to each workload over the run.
 #[derive(Debug, Clone, Default)]
@@ -182,12 +182,13 @@ pub fn output_list(
         obj.status = Some(workload_status(&obj, engine, report, done, now));
         items.push(written::workload(&obj, &inv.sources, choice));
     }
+    let figures = QueueFigures::of(engine);
     for cq in &inv.cluster_queues {
-        let obj = cluster_queue_with_status(&cq.obj, engine, now);
+        let obj = cluster_queue_with_figures(&cq.obj, engine, &figures, now);
         items.push(written::cluster_queue(&obj, &inv.sources, choice));
     }
     for lq in &inv.local_queues {
-        let obj = local_queue_with_status(&lq.obj, engine, now);
+        let obj = local_queue_with_figures(&lq.obj, &figures, now);
         items.push(written::local_queue(&obj, &inv.sources, choice));
     }
     serde_json::json!({ "apiVersion": "v1", "kind": "List", "metadata": {}, "items": items })

@@ -16,7 +16,10 @@ pub use conditions::{
     MAX_CONDITION_MESSAGE, holds, reset_active, same_ignoring_times, set_condition,
     truncate_message,
 };
-pub use queues::{cluster_queue_with_status, local_queue_with_status};
+pub use queues::{
+    QueueFigures, cluster_queue_with_figures, cluster_queue_with_status, local_queue_with_figures,
+    local_queue_with_status,
+};
 pub use view::WorkloadView;
 pub use workload::{
     admission_to_api, admit, evict, evict_for, finish, not_admitted, pending, pending_changes,

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use crate::api::{self, ClusterQueue, LocalQueue};
 use crate::scheduler::Engine;
+use crate::scheduler::inspect::ClusterQueueView;
 use crate::scheduler::model::Millis;
 use crate::scheduler::quantity::Amount;
 
@@ -49,11 +50,80 @@ fn flavor_usage(
     out
 }
 
+/// What queue status is built from, computed once for every queue: the ClusterQueue views
+/// (without queue order) and each LocalQueue's counts and usage from one pass over the
+/// workloads. Build it once per round of status updates, not once per queue.
+pub struct QueueFigures {
+    views: Vec<ClusterQueueView>,
+    local: BTreeMap<(String, String), LocalFigures>,
+}
+
+/// One LocalQueue's unfinished workloads.
+#[derive(Default)]
+struct LocalFigures {
+    pending: i32,
+    reserving: i32,
+    admitted: i32,
+    reserved: BTreeMap<(String, String), Amount>,
+    used: BTreeMap<(String, String), Amount>,
+}
+
+impl QueueFigures {
+    pub fn of(engine: &Engine) -> QueueFigures {
+        let mut local: BTreeMap<(String, String), LocalFigures> = BTreeMap::new();
+        for (w, holding, blocked) in engine.workload_standings() {
+            if w.finished {
+                continue;
+            }
+            let lq = local
+                .entry((w.namespace.clone(), w.queue_name.clone()))
+                .or_default();
+            match (holding, &w.admission) {
+                (true, Some(adm)) => {
+                    lq.reserving += 1;
+                    if w.admitted {
+                        lq.admitted += 1;
+                    }
+                    for ps in &adm.pod_sets {
+                        for (r, f) in &ps.flavors {
+                            let v = ps.resource_usage.get(r).copied().unwrap_or_default();
+                            *lq.reserved.entry((f.clone(), r.clone())).or_default() += v;
+                            if w.admitted {
+                                *lq.used.entry((f.clone(), r.clone())).or_default() += v;
+                            }
+                        }
+                    }
+                }
+                _ if !blocked => lq.pending += 1,
+                _ => {}
+            }
+        }
+        QueueFigures {
+            views: engine.cluster_queue_figures(),
+            local,
+        }
+    }
+
+    fn view(&self, name: &str) -> Option<&ClusterQueueView> {
+        self.views.iter().find(|v| v.name == name)
+    }
+}
+
 /// The ClusterQueue object with the status the run leaves.
 pub fn cluster_queue_with_status(cq: &ClusterQueue, engine: &Engine, now: Millis) -> ClusterQueue {
+    cluster_queue_with_figures(cq, engine, &QueueFigures::of(engine), now)
+}
+
+/// [`cluster_queue_with_status`] from figures already computed.
+pub fn cluster_queue_with_figures(
+    cq: &ClusterQueue,
+    engine: &Engine,
+    figures: &QueueFigures,
+    now: Millis,
+) -> ClusterQueue {
     let mut out = cq.clone();
     let name = cq.metadata.name.clone().unwrap_or_default();
-    let Some(view) = engine.cluster_queues().into_iter().find(|v| v.name == name) else {
+    let Some(view) = figures.view(&name) else {
         return out;
     };
     let mut st = out.status.clone().unwrap_or_default();
@@ -95,6 +165,15 @@ pub fn cluster_queue_with_status(cq: &ClusterQueue, engine: &Engine, now: Millis
 
 /// The LocalQueue object with the status the run leaves.
 pub fn local_queue_with_status(lq: &LocalQueue, engine: &Engine, now: Millis) -> LocalQueue {
+    local_queue_with_figures(lq, &QueueFigures::of(engine), now)
+}
+
+/// [`local_queue_with_status`] from figures already computed.
+pub fn local_queue_with_figures(
+    lq: &LocalQueue,
+    figures: &QueueFigures,
+    now: Millis,
+) -> LocalQueue {
     let mut out = lq.clone();
     let ns = lq
         .metadata
@@ -103,33 +182,8 @@ pub fn local_queue_with_status(lq: &LocalQueue, engine: &Engine, now: Millis) ->
         .unwrap_or_else(|| "default".to_string());
     let name = lq.metadata.name.clone().unwrap_or_default();
     let mut st = out.status.clone().unwrap_or_default();
-    let (mut pending, mut reserving, mut admitted) = (0, 0, 0);
-    let mut reserved: BTreeMap<(String, String), Amount> = BTreeMap::new();
-    let mut used: BTreeMap<(String, String), Amount> = BTreeMap::new();
-    for w in engine
-        .workloads()
-        .filter(|w| w.namespace == ns && w.queue_name == name && !w.finished)
-    {
-        match (engine.holding_queue(&w.key()), &w.admission) {
-            (Some(_), Some(adm)) => {
-                reserving += 1;
-                if w.admitted {
-                    admitted += 1;
-                }
-                for ps in &adm.pod_sets {
-                    for (r, f) in &ps.flavors {
-                        let v = ps.resource_usage.get(r).copied().unwrap_or_default();
-                        *reserved.entry((f.clone(), r.clone())).or_default() += v;
-                        if w.admitted {
-                            *used.entry((f.clone(), r.clone())).or_default() += v;
-                        }
-                    }
-                }
-            }
-            _ if engine.blocked_reason(&w.key()).is_none() => pending += 1,
-            _ => {}
-        }
-    }
+    let empty = LocalFigures::default();
+    let f = figures.local.get(&(ns, name)).unwrap_or(&empty);
     let to_usage = |m: &BTreeMap<(String, String), Amount>| {
         let mut out: Vec<api::LocalQueueFlavorUsage> = Vec::new();
         for ((f, r), v) in m {
@@ -147,16 +201,13 @@ pub fn local_queue_with_status(lq: &LocalQueue, engine: &Engine, now: Millis) ->
         }
         out
     };
-    st.pending_workloads = pending;
-    st.reserving_workloads = reserving;
-    st.admitted_workloads = admitted;
-    st.flavors_reservation = to_usage(&reserved);
-    st.flavor_usage = to_usage(&used);
+    st.pending_workloads = f.pending;
+    st.reserving_workloads = f.reserving;
+    st.admitted_workloads = f.admitted;
+    st.flavors_reservation = to_usage(&f.reserved);
+    st.flavor_usage = to_usage(&f.used);
     let cq = lq.spec.cluster_queue.clone().unwrap_or_default();
-    let cq_active = engine
-        .cluster_queues()
-        .iter()
-        .any(|v| v.name == cq && v.inactive.is_none());
+    let cq_active = figures.view(&cq).is_some_and(|v| v.inactive.is_none());
     if lq.spec.stop_policy.is_stopped() {
         set_condition(
             &mut st.conditions,

@@ -11,7 +11,7 @@
 //!   has not caught up (compared by resourceVersion, for the same UID).
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use k8s_openapi::api::batch::v1::Job;
 use kube_core::Resource;
@@ -48,6 +48,25 @@ pub struct WlBook {
     pub reread_at: Option<Instant>,
     /// Its Job left the watch and was read from the API server (or is being read).
     pub job_read: bool,
+    /// When we last planned a pending status for it (see [`PENDING_REFRESH`]).
+    pub pending_planned_at: Option<Instant>,
+    /// A newer pending message for the same reason, held back until `refresh_at`.
+    pub held_message: Option<HeldMessage>,
+}
+
+/// A pending message that only refreshes the words of the same reason is written at most
+/// this often per Workload: every evaluation of a waiting workload words its shortfall anew
+/// ("5 more needed", "3 more needed"), and writing each one costs the API server a Workload
+/// update and an Event while nothing about the workload changed. A new reason, or any other
+/// change, is written at once.
+pub const PENDING_REFRESH: Duration = Duration::from_secs(5);
+
+/// A pending message waiting for its refresh.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeldMessage {
+    pub reason: String,
+    pub message: String,
+    pub at: Instant,
 }
 
 impl WlBook {
@@ -156,13 +175,14 @@ impl Ctx<'_> {
 
     /// The status [`status::pending`] makes of the Workload's effective one (its pending
     /// write's, else the newest object's), or none when that changes nothing or the Workload
-    /// is unknown. Clones only what it returns.
+    /// is unknown; with whether only the message of the same reason changes. Clones only
+    /// what it returns.
     pub(super) fn pending_status(
         &mut self,
         key: &WorkloadKey,
         reason: &str,
         message: &str,
-    ) -> Option<WorkloadStatus> {
+    ) -> Option<(WorkloadStatus, bool)> {
         let obj = self.latest_workload(key)?;
         let model = self.m.engine.workload(key)?;
         let planned = self
@@ -178,7 +198,12 @@ impl Ctx<'_> {
         }
         let mut st = before.clone();
         status::pending(&mut st, reason, message, model, self.now.wall);
-        Some(st)
+        let words_only = before.admission.is_none()
+            && before
+                .condition(crate::api::workload_status::condition::QUOTA_RESERVED)
+                .is_some_and(|c| c.status == "False" && c.reason == reason)
+            && st.resource_requests == before.resource_requests;
+        Some((st, words_only))
     }
 
     pub(super) fn book(&mut self, key: &WorkloadKey) -> &mut WlBook {

@@ -9,8 +9,11 @@
 
 use std::collections::BTreeSet;
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
 use super::Ctx;
 use super::last_valid::{Rejections, Substitution};
+use crate::api::{ClusterQueueSpec, LocalQueueSpec};
 use crate::manifests::convert::{self, ConvertOptions};
 use crate::manifests::{Inventory, Origin, Sourced};
 
@@ -41,10 +44,45 @@ fn by_name<T: kube::Resource>(v: &mut [Sourced<T>]) {
     });
 }
 
+/// What of the ClusterQueues and LocalQueues the queue configuration is built from: all but
+/// status and resourceVersion. A watch event that leaves it equal (our own status write
+/// echoing back, many a second on a busy cluster) needs no rebuild.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct QueueSpecs {
+    cluster_queues: Vec<(ObjectMeta, ClusterQueueSpec)>,
+    local_queues: Vec<(ObjectMeta, LocalQueueSpec)>,
+}
+
+fn meta_part(m: &ObjectMeta) -> ObjectMeta {
+    ObjectMeta {
+        resource_version: None,
+        managed_fields: None,
+        ..m.clone()
+    }
+}
+
+impl QueueSpecs {
+    pub fn of(cache: &dyn super::Cache) -> QueueSpecs {
+        QueueSpecs {
+            cluster_queues: cache
+                .cluster_queues()
+                .iter()
+                .map(|c| (meta_part(&c.metadata), c.spec.clone()))
+                .collect(),
+            local_queues: cache
+                .local_queues()
+                .iter()
+                .map(|l| (meta_part(&l.metadata), l.spec.clone()))
+                .collect(),
+        }
+    }
+}
+
 impl Ctx<'_> {
     /// Re-reads queues, flavors, cohorts and namespaces; rebuilds the engine if they changed.
     pub(super) fn sync_config(&mut self) {
         self.m.config_dirty = false;
+        self.m.queue_specs = QueueSpecs::of(self.cache);
         let mut order = 0;
         let mut inv = Inventory {
             flavors: sourced(self.cache.flavors(), "ResourceFlavor", &mut order),

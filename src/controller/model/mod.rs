@@ -39,7 +39,7 @@ use std::time::Instant;
 
 use k8s_openapi::api::core::v1::ObjectReference;
 
-pub use book::{JobBook, WlBook, owner_job};
+pub use book::{JobBook, PENDING_REFRESH, WlBook, owner_job};
 pub use cache::{Cache, MemoryCache};
 pub use plan::{Action, Effect, EventText, Input, Now, StatusWrite, WriteError, WriteResult};
 
@@ -96,6 +96,8 @@ pub struct Model {
     finalizer_writes: finalizers::FinalizerWrites,
     /// The last valid spec of each queue object, for when an edit is rejected.
     last_valid: last_valid::LastValid,
+    /// The queue specs the engine was last built from (a status-only change keeps it).
+    queue_specs: config::QueueSpecs,
     /// LimitRange defaults and RuntimeClass overheads, for Workload requests.
     requests: RequestContext,
     /// LimitRanges or RuntimeClasses changed: recount every Workload's requests.
@@ -142,6 +144,7 @@ impl Model {
             reported_invalid: BTreeSet::new(),
             finalizer_writes: finalizers::FinalizerWrites::default(),
             last_valid: last_valid::LastValid::default(),
+            queue_specs: config::QueueSpecs::default(),
             requests: RequestContext::default(),
             requests_dirty: true,
             actions: Vec::new(),
@@ -328,8 +331,11 @@ impl Ctx<'_> {
                 self.m.dirty_jobs.extend(waiting);
             }
             (Kind::ClusterQueue | Kind::LocalQueue, _) => {
-                self.m.config_dirty = true;
                 self.m.queues_dirty = true;
+                if !self.m.config_dirty && config::QueueSpecs::of(self.cache) != self.m.queue_specs
+                {
+                    self.m.config_dirty = true;
+                }
             }
             (Kind::ResourceFlavor, _) => {
                 self.m.config_dirty = true;
@@ -345,44 +351,48 @@ impl Ctx<'_> {
         }
     }
 
-    /// Backoffs that ran out: look at those Workloads and Jobs again.
+    /// Timers that ran out: backoffs (look at those Workloads and Jobs again), read-backs,
+    /// and pending messages held back for their refresh. One pass over the books.
     fn tick(&mut self) {
         let now = self.now.instant;
         if self.m.finalizer_writes.due(now) {
             self.m.queues_dirty = true;
         }
-        let due: Vec<WorkloadKey> = self
-            .m
-            .wls
-            .iter()
-            .filter(|(_, b)| b.retry_at.is_some_and(|t| t <= now))
-            .map(|(k, _)| k.clone())
-            .collect();
-        for k in due {
-            self.book(&k).retry_at = None;
-            self.m.dirty_wls.insert(k);
+        let due = |t: Option<Instant>| t.is_some_and(|t| t <= now);
+        let mut retry = Vec::new();
+        let mut reread = Vec::new();
+        let mut refresh = Vec::new();
+        for (k, b) in self.m.wls.iter_mut() {
+            if due(b.retry_at) {
+                b.retry_at = None;
+                retry.push(k.clone());
+            }
+            if due(b.reread_at) {
+                b.reread_at = None;
+                reread.push(k.clone());
+            }
+            if due(b.held_message.as_ref().map(|h| h.at)) {
+                refresh.extend(b.held_message.take().map(|h| (k.clone(), h)));
+            }
         }
-        let reread: Vec<WorkloadKey> = self
-            .m
-            .wls
-            .iter()
-            .filter(|(_, b)| b.reread_at.is_some_and(|t| t <= now))
-            .map(|(k, _)| k.clone())
-            .collect();
+        self.m.dirty_wls.extend(retry);
         for key in reread {
-            self.book(&key).reread_at = None;
             self.act(Action::ReadWorkload { key });
         }
-        let due: Vec<ObjectKey> = self
-            .m
-            .jobs
-            .iter()
-            .filter(|(_, b)| b.retry_at.is_some_and(|t| t <= now))
-            .map(|(k, _)| k.clone())
-            .collect();
-        for k in due {
-            self.job_book(&k).retry_at = None;
-            self.m.dirty_jobs.insert(k);
+        for (key, held) in refresh {
+            // Still waiting, as it was when the message was held back.
+            if self.m.engine.workload(&key).is_some() && self.m.engine.holding_queue(&key).is_none()
+            {
+                self.plan_pending(&key, &held.reason, &held.message);
+            }
         }
+        let mut jobs = Vec::new();
+        for (k, b) in self.m.jobs.iter_mut() {
+            if due(b.retry_at) {
+                b.retry_at = None;
+                jobs.push(k.clone());
+            }
+        }
+        self.m.dirty_jobs.extend(jobs);
     }
 }

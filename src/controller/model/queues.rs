@@ -4,7 +4,8 @@
 //! ([`super::finalizers`]).
 //!
 //! Recomputed at most every [`MIN_INTERVAL`] while things change (the loop's tick flushes
-//! the last change), so a burst of admissions costs a few status writes, not one each. One
+//! the last change), so a burst of admissions costs a few status writes, not one each, and
+//! from one [`QueueFigures`] per round (one pass over the workloads for all queues). One
 //! write per queue in flight at a time.
 
 use std::time::Duration;
@@ -13,12 +14,16 @@ use crate::manifests::ObjectKey;
 use crate::metrics::{MetricUpdate, QueueState, ResourceState};
 use crate::scheduler::decision::InactiveReason;
 use crate::scheduler::quantity::{Amount, UNLIMITED, is_milli_resource};
-use crate::status::{cluster_queue_with_status, local_queue_with_status, same_ignoring_times};
+use crate::status::{
+    QueueFigures, cluster_queue_with_figures, local_queue_with_figures, same_ignoring_times,
+};
 
 use super::Ctx;
 use super::plan::Action;
 
-pub const MIN_INTERVAL: Duration = Duration::from_millis(250);
+/// A second: a busy ClusterQueue's status changes with every admission and finish, and each
+/// write is an update every watcher of ClusterQueues (or LocalQueues) receives.
+pub const MIN_INTERVAL: Duration = Duration::from_secs(1);
 
 fn reported(resource: &str, v: Amount) -> f64 {
     if v == UNLIMITED {
@@ -48,13 +53,14 @@ impl Ctx<'_> {
         self.m.queues_written_at = Some(now.instant);
         self.queue_finalizers();
         self.update_gauges();
+        let figures = QueueFigures::of(&self.m.engine);
         for cq in self.cache.cluster_queues() {
             let key = ObjectKey::cluster_scoped(&cq.metadata);
             if self.m.busy_queues.contains(&key) {
                 self.m.queues_dirty = true;
                 continue;
             }
-            let status = cluster_queue_with_status(&cq, &self.m.engine, now.wall)
+            let status = cluster_queue_with_figures(&cq, &self.m.engine, &figures, now.wall)
                 .status
                 .unwrap_or_default();
             if same_ignoring_times(&cq.status.clone().unwrap_or_default(), &status) {
@@ -69,7 +75,7 @@ impl Ctx<'_> {
                 self.m.queues_dirty = true;
                 continue;
             }
-            let status = local_queue_with_status(&lq, &self.m.engine, now.wall)
+            let status = local_queue_with_figures(&lq, &figures, now.wall)
                 .status
                 .unwrap_or_default();
             if same_ignoring_times(&lq.status.clone().unwrap_or_default(), &status) {

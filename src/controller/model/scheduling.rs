@@ -17,6 +17,7 @@ use crate::scheduler::decision::Target;
 use crate::scheduler::key::WorkloadKey;
 use crate::status;
 
+use super::book::{HeldMessage, PENDING_REFRESH};
 use super::events;
 use super::plan::{Effect, EventText, StatusWrite};
 use super::{Ctx, owner_job};
@@ -132,11 +133,30 @@ impl Ctx<'_> {
     }
 
     /// `QuotaReserved=False` with this reason and message, when that changes anything. Asked
-    /// of every workload a cycle looks at, so it clones nothing unless it writes.
-    fn plan_pending(&mut self, key: &WorkloadKey, reason: &str, message: &str) {
-        let Some(st) = self.pending_status(key, reason, message) else {
+    /// of every workload a cycle looks at, so it clones nothing unless it writes. New words
+    /// for the same reason wait for [`PENDING_REFRESH`] since the last pending write.
+    pub(super) fn plan_pending(&mut self, key: &WorkloadKey, reason: &str, message: &str) {
+        let now = self.now.instant;
+        let Some((st, words_only)) = self.pending_status(key, reason, message) else {
+            if let Some(b) = self.m.wls.get_mut(key) {
+                b.held_message = None;
+            }
             return;
         };
+        let book = self.book(key);
+        if let Some(last) = book.pending_planned_at
+            && words_only
+            && book.plan.is_none()
+            && now < last + PENDING_REFRESH
+        {
+            book.held_message = Some(HeldMessage {
+                reason: reason.to_string(),
+                message: message.to_string(),
+                at: last + PENDING_REFRESH,
+            });
+            return;
+        }
+        book.pending_planned_at = Some(now);
         tracing::debug!(workload = %key, reason, message, "pending");
         let effects = vec![Effect::Event(EventText::warning(reason, message))];
         self.set_plan(key, StatusWrite::new(st, effects));

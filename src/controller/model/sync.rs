@@ -88,8 +88,10 @@ impl Ctx<'_> {
         }
         if self.differs(key, &m) {
             tracing::debug!(workload = %key, "workload changed");
+            let book = self.book(key);
+            book.held_message = None;
             if m.admission.is_none() {
-                self.book(key).evicting = false;
+                book.evicting = false;
             }
             self.m.engine.upsert_workload(m);
             self.m.schedule = true;
@@ -183,7 +185,7 @@ impl Ctx<'_> {
         if reason == PendingReason::Deactivated {
             return;
         }
-        if let Some(st) = self.pending_status(key, reason.as_str(), &message) {
+        if let Some((st, _)) = self.pending_status(key, reason.as_str(), &message) {
             let effects = vec![Effect::Event(EventText::warning(reason.as_str(), message))];
             self.set_plan(key, StatusWrite::new(st, effects));
         }

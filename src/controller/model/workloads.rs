@@ -35,9 +35,11 @@ fn has_finalizer(obj: &Workload) -> bool {
 }
 
 impl Ctx<'_> {
-    /// Queues a status write, merging with one not yet sent.
+    /// Queues a status write, merging with one not yet sent. A pending message held back
+    /// for its refresh is dropped: this write (or the evaluation after it) says more.
     pub(super) fn set_plan(&mut self, key: &WorkloadKey, write: StatusWrite) {
         let book = self.book(key);
+        book.held_message = None;
         match &mut book.plan {
             Some(old) => old.supersede(write),
             None => book.plan = Some(write),

@@ -8,6 +8,7 @@
 mod builders;
 mod jobs;
 mod parity;
+mod pending;
 mod trust;
 mod world;
 

@@ -49,8 +49,12 @@ fn active(status: &ClusterQueueStatus) -> (String, String, String) {
 }
 
 /// Queue status and finalizers are looked at every 250 ms at most: let that pass first.
+/// Past the queue-status interval (queue status and finalizers are looked at once per interval).
 fn later(world: &mut World) {
-    world.advance(std::time::Duration::from_millis(300));
+    world.advance(
+        kubectl_kueue::controller::model::queues::MIN_INTERVAL
+            + std::time::Duration::from_millis(50),
+    );
 }
 
 fn put_cluster_queue(world: &mut World, cq: ClusterQueue) -> Vec<Action> {
