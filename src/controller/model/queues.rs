@@ -97,7 +97,7 @@ impl Ctx<'_> {
         let engine = &self.m.engine;
         let pending = engine.pending_counts();
         let states: Vec<QueueState> = engine
-            .cluster_queues()
+            .cluster_queue_figures()
             .into_iter()
             .map(|v| {
                 let counts = pending.iter().find(|p| p.cluster_queue == v.name);
