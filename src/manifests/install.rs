@@ -172,6 +172,8 @@ fn rbac(namespace: &str) -> Vec<Value> {
                 // LimitRange defaults and RuntimeClass overhead count in Workload requests.
                 rule(&[""], &["limitranges"], &read),
                 rule(&["node.k8s.io"], &["runtimeclasses"], &read),
+                // A Job's pod template may take its Workload's priority from a PriorityClass.
+                rule(&["scheduling.k8s.io"], &["priorityclasses"], &read),
                 rule(&["events.k8s.io"], &["events"], &["create", "patch"]),
                 // To refuse to start while upstream Kueue's controller runs: that one
                 // Deployment only, by name (a list with a `metadata.name` field selector is

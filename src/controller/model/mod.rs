@@ -316,7 +316,7 @@ impl Ctx<'_> {
                 let known: Vec<ObjectKey> = self.m.jobs.keys().cloned().collect();
                 self.m.dirty_jobs.extend(known);
             }
-            (Kind::WorkloadPriorityClass, _) => {
+            (Kind::WorkloadPriorityClass | Kind::PriorityClass, _) => {
                 // Jobs refused for a missing class may go now.
                 let waiting: Vec<ObjectKey> = self
                     .m

@@ -154,15 +154,7 @@ pub enum JobAction {
 /// The podSets the Job asks for now (as its Workload would be built).
 pub fn job_pod_sets(job: &Job) -> Vec<crate::api::PodSet> {
     // The priority does not matter here; any class name resolves.
-    let mut classes = BTreeMap::new();
-    if let Some(pc) = job
-        .metadata
-        .labels
-        .as_ref()
-        .and_then(|l| l.get(crate::api::PRIORITY_CLASS_LABEL))
-    {
-        classes.insert(pc.clone(), 0);
-    }
+    let classes = crate::manifests::priority::Priorities::any_class(job);
     crate::manifests::job::workload_for_job(job, &classes)
         .map(|w| w.spec.pod_sets)
         .unwrap_or_default()

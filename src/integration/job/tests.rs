@@ -28,7 +28,7 @@ fn flavors() -> BTreeMap<String, ResourceFlavor> {
 }
 
 fn workload(j: &Job) -> Workload {
-    workload_for_job(j, &BTreeMap::new()).unwrap()
+    workload_for_job(j, &crate::manifests::priority::Priorities::default()).unwrap()
 }
 
 fn admitted(mut w: Workload) -> Workload {

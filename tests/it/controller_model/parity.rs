@@ -5,7 +5,8 @@
 //!
 //! Each story here is one upstream's workload controller and scheduler handle in a sequence
 //! of writes: a workload preempted and admitted again within one run, a queue resumed after
-//! `HoldAndDrain` (from the drained state alone), a queue still draining.
+//! `HoldAndDrain` (from the drained state alone), a queue still draining, a Job whose
+//! priority comes from its pod template's PriorityClass.
 
 use std::collections::BTreeMap;
 
@@ -59,7 +60,7 @@ fn shape(st: &WorkloadStatus) -> Shape {
                 c.type_.clone(),
                 c.status.clone(),
                 c.reason.clone(),
-                c.message.clone(),
+                without_preemptor_uid(&c.message),
             )
         })
         .collect();
@@ -71,6 +72,15 @@ fn shape(st: &WorkloadStatus) -> Shape {
         .map(|e| (e.reason.clone(), e.count))
         .collect();
     (admission, conditions, evictions)
+}
+
+/// A Workload made from a Job offline has no UID (the API server gives it one), so the
+/// preemptor's UID in a message is left out.
+fn without_preemptor_uid(message: &str) -> String {
+    match (message.find("(UID: "), message.find(", JobUID: ")) {
+        (Some(a), Some(b)) if a < b => format!("{}(UID: _{}", &message[..a], &message[b..]),
+        _ => message.to_string(),
+    }
 }
 
 /// Every Workload's status shape after `simulate` on `text`.
@@ -110,6 +120,18 @@ fn controlled(text: &str) -> (BTreeMap<String, Shape>, i64) {
     }
     for w in inv.workloads {
         world.cache.put_workload(w.obj);
+    }
+    for pc in inv.priority_classes {
+        world.cache.put_priority_class(pc.obj);
+    }
+    for pc in inv.pod_priority_classes {
+        world
+            .cache
+            .pod_priority_classes
+            .push(std::sync::Arc::new(pc.obj));
+    }
+    for j in inv.jobs {
+        world.cache.put_job(j.obj);
     }
     let now = world.now.wall;
     let actions = world.start();
@@ -384,4 +406,88 @@ fn a_deactivated_workload_gives_its_quota_back_and_says_why() {
     );
     assert_eq!(condition(off, "Requeued").0, "False");
     assert!(ends["next"].0.is_some(), "the freed quota is used");
+}
+
+/// A batch/v1 Job asking for `cpu`, with `extra` appended to its pod spec.
+fn job(ns: &str, name: &str, cpu: u32, pod_extra: &str) -> String {
+    format!(
+        "---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: {name}
+  namespace: {ns}
+  uid: uid-{name}
+  creationTimestamp: '{ADMITTED_AT}'
+  labels: {{kueue.x-k8s.io/queue-name: lq}}
+spec:
+  suspend: true
+  template:
+    spec:
+      restartPolicy: Never{pod_extra}
+      containers:
+      - name: c
+        resources: {{requests: {{cpu: '{cpu}'}}}}
+"
+    )
+}
+
+#[test]
+fn a_jobs_pod_priority_class_gives_its_workload_the_priority_that_preempts() {
+    // `low` holds the whole queue at priority 0; the Job's pod template names PriorityClass
+    // `high` (no WorkloadPriorityClass label), so its Workload preempts `low`.
+    let story = [
+        cluster_queue(
+            "a",
+            &[("f1", 4)],
+            "\n  preemption: {withinClusterQueue: LowerPriority}",
+        ),
+        local_queue("ns-a", "a", ""),
+        "---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: high}
+value: 100
+"
+        .to_string(),
+        workload("ns-a", "low", 4, &admitted_on("a", "f1", 4)),
+        job("ns-a", "urgent", 4, "\n      priorityClassName: high"),
+    ]
+    .concat();
+    let ends = both_ways(&story);
+    let urgent = ends
+        .iter()
+        .find(|(n, _)| n.starts_with("job-urgent-"))
+        .map(|(_, s)| s)
+        .expect("the Job got a Workload");
+    assert_eq!(urgent.0.as_ref().expect("admitted").0, "a");
+    let low = &ends["low"];
+    assert!(low.0.is_none(), "preempted: {low:#?}");
+    assert_eq!(condition(low, "Preempted").1, "InClusterQueue");
+    // The spec says where the priority came from, as upstream's v1beta1 writes it.
+    let text = format!("{FLAVORS}{story}");
+    let opts = ConvertOptions {
+        now: 0,
+        strict_namespace_selector: false,
+    };
+    let sim = Simulation::run(inventory(&text), &[], &opts).unwrap();
+    let out = sim.output();
+    let spec = out["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| {
+            i["metadata"]["name"]
+                .as_str()
+                .unwrap()
+                .starts_with("job-urgent-")
+        })
+        .map(|i| i["spec"].clone())
+        .unwrap();
+    assert_eq!(spec["priorityClassName"], "high");
+    assert_eq!(spec["priority"], 100);
+    assert_eq!(
+        spec["priorityClassSource"],
+        "scheduling.k8s.io/priorityclass"
+    );
 }

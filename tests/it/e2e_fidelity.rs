@@ -1,0 +1,172 @@
+//! Upstream's batch-Job behaviour on the real API server (issue 12), one control plane and
+//! one installed controller (its ServiceAccount's roles only) for every part, each part in
+//! its own namespace and ClusterQueue:
+//! - a Job's pod template `priorityClassName` (a scheduling.k8s.io PriorityClass) gives its
+//!   Workload the priority (`priorityClassSource: scheduling.k8s.io/priorityclass`), enough
+//!   to preempt a lower one.
+#![cfg(feature = "cli")]
+
+use std::time::Duration;
+
+use crate::support::apply::apply_yaml;
+use crate::support::cluster::{Cluster, ClusterBuilder};
+use crate::support::controller::*;
+use crate::support::eventually;
+use kube::api::Api;
+use kubectl_kueue::api::Workload;
+
+const T: Duration = Duration::from_secs(40);
+
+/// Namespace `ns` with ClusterQueue `ns` (4 cpu on flavor `default`, lower priorities
+/// preempted in the queue) and LocalQueue `lq`.
+fn queues(ns: &str) -> String {
+    format!(
+        "apiVersion: v1
+kind: Namespace
+metadata: {{name: {ns}}}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {{name: {ns}}}
+spec:
+  namespaceSelector: {{matchLabels: {{kubernetes.io/metadata.name: {ns}}}}}
+  preemption: {{withinClusterQueue: LowerPriority}}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: default
+      resources: [{{name: cpu, nominalQuota: 4}}]
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: LocalQueue
+metadata: {{name: lq, namespace: {ns}}}
+spec: {{clusterQueue: {ns}}}
+"
+    )
+}
+
+/// A queue-labelled Job of one pod asking for `cpu`; `pod_extra` goes into the pod spec,
+/// `labels_extra` into the Job's labels.
+fn job(ns: &str, name: &str, cpu: u32, labels_extra: &str, pod_extra: &str) -> String {
+    format!(
+        "apiVersion: batch/v1
+kind: Job
+metadata:
+  name: {name}
+  namespace: {ns}
+  labels: {{kueue.x-k8s.io/queue-name: lq{labels_extra}}}
+spec:
+  suspend: true
+  template:
+    spec:
+      restartPolicy: Never{pod_extra}
+      containers:
+      - name: c
+        image: x
+        resources: {{requests: {{cpu: '{cpu}'}}}}
+"
+    )
+}
+
+fn plain_workload(ns: &str, name: &str, cpu: u32) -> String {
+    format!(
+        "apiVersion: kueue.x-k8s.io/v1beta1
+kind: Workload
+metadata: {{name: {name}, namespace: {ns}}}
+spec:
+  queueName: lq
+  podSets:
+  - name: main
+    count: 1
+    template:
+      spec:
+        restartPolicy: Never
+        containers: [{{name: c, image: x, resources: {{requests: {{cpu: '{cpu}'}}}}}}]
+"
+    )
+}
+
+async fn workload_of_job(client: &kube::Client, ns: &str, job: &str) -> Option<Workload> {
+    workloads(client, ns)
+        .await
+        .into_iter()
+        .find(|w| job_name(w) == job)
+}
+
+async fn workload_named(client: &kube::Client, ns: &str, name: &str) -> Option<Workload> {
+    Api::<Workload>::namespaced(client.clone(), ns)
+        .get(name)
+        .await
+        .ok()
+}
+
+/// Item 5: priority from the pod template's PriorityClass.
+async fn pod_priority_class(cluster: &Cluster) {
+    let client = cluster.client();
+    let ns = "fid-priority";
+    apply_yaml(&client, &queues(ns), ns).await.unwrap();
+    apply_yaml(
+        &client,
+        "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: fid-high}\nvalue: 100\n",
+        ns,
+    )
+    .await
+    .unwrap();
+    apply_yaml(&client, &plain_workload(ns, "low", 4), ns)
+        .await
+        .unwrap();
+    eventually(Some(cluster), T, "low is admitted", || async {
+        let w = workload_named(&client, ns, "low").await?;
+        holds_quota(&w).then_some(())
+    })
+    .await;
+    apply_yaml(
+        &client,
+        &job(ns, "urgent", 4, "", "\n      priorityClassName: fid-high"),
+        ns,
+    )
+    .await
+    .unwrap();
+    let w = eventually(
+        Some(cluster),
+        T,
+        "urgent's Workload is admitted",
+        || async {
+            let w = workload_of_job(&client, ns, "urgent").await?;
+            holds_quota(&w).then_some(w)
+        },
+    )
+    .await;
+    assert_eq!(w.spec.priority, Some(100));
+    assert_eq!(w.spec.priority_class_name.as_deref(), Some("fid-high"));
+    assert_eq!(
+        serde_json::to_value(w.spec.priority_class_source).unwrap(),
+        "scheduling.k8s.io/priorityclass"
+    );
+    let low = workload_named(&client, ns, "low").await.unwrap();
+    assert_eq!(
+        cond(&low, "Preempted").map(|c| c.1),
+        Some("InClusterQueue".to_string())
+    );
+}
+
+#[cfg_attr(
+    skip_cluster_tests,
+    ignore = "needs the test control plane (KUEUE_SKIP_CLUSTER_TESTS is set)"
+)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn upstreams_job_behaviour_on_a_real_api_server() {
+    let cluster = ClusterBuilder::apiserver().start();
+    kubectl(&cluster, &["kueue", "install", "--without-controller"]);
+    apply_yaml(
+        &cluster.client(),
+        "apiVersion: kueue.x-k8s.io/v1beta1\nkind: ResourceFlavor\nmetadata: {name: default}\n",
+        "default",
+    )
+    .await
+    .unwrap();
+    let mut ctl = start_installed_controller(&cluster, "controller", &[]);
+    ctl.wait_ready(T);
+    pod_priority_class(&cluster).await;
+    assert!(ctl.proc.exited().is_none(), "{}", ctl.log());
+}
