@@ -1,6 +1,6 @@
 //! A simulation from input objects: apply `--set` edits, convert, apply the workload
-//! controller's rules to the Workloads as read (deactivated or drained by a stopped queue:
-//! evicted; back in the queue once the queue runs again: requeued; evicted: the reservation
+//! controller's rules to the Workloads as read (past the maximum execution time: marked and
+//! deactivated; deactivated or drained by a stopped queue: evicted; back in the queue once the queue runs again: requeued; evicted: the reservation
 //! released at once, as there are no pods to wait for offline), run to a fixpoint, and keep
 //! everything needed to print the result.
 //!
@@ -12,6 +12,7 @@ use super::result::output_list;
 use super::runner::{RunReport, run_to_fixpoint};
 use super::written::OutputVersion;
 use crate::manifests::{ConvertOptions, Converted, InputError, Inventory, convert};
+use crate::policy::max_exec::{self, MaxExecStep};
 use crate::policy::workload::{QueueTransition, queue_transition};
 use crate::scheduler::Engine;
 use crate::scheduler::model::{ClusterState, Millis};
@@ -100,6 +101,17 @@ impl Simulation {
 fn workload_controller(inventory: &mut Inventory, queues: &ClusterState, now: Millis) -> bool {
     let mut changed = false;
     for w in &mut inventory.workloads {
+        // Past its maximum execution time: marked, then deactivated (the controller's two
+        // writes), and the deactivation below evicts it.
+        let before_exec = (w.obj.spec.active, w.obj.status.clone());
+        loop {
+            match max_exec::step(&w.obj, now) {
+                Some(MaxExecStep::Mark { status, .. }) => w.obj.status = Some(*status),
+                Some(MaxExecStep::Deactivate) => w.obj.spec.active = false,
+                Some(MaxExecStep::LookAgainAt(_)) | None => break,
+            }
+        }
+        changed |= before_exec != (w.obj.spec.active, w.obj.status.clone());
         let mut status = match queue_transition(&w.obj, queues, now) {
             Some(QueueTransition::Evict(e)) => e.status,
             Some(QueueTransition::Requeue(r)) => r.status,

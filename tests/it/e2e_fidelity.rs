@@ -3,7 +3,10 @@
 //! its own namespace and ClusterQueue:
 //! - a Job's pod template `priorityClassName` (a scheduling.k8s.io PriorityClass) gives its
 //!   Workload the priority (`priorityClassSource: scheduling.k8s.io/priorityclass`), enough
-//!   to preempt a lower one.
+//!   to preempt a lower one;
+//! - a Job labelled `kueue.x-k8s.io/max-exec-time-seconds` is deactivated once admitted that
+//!   long (`Evicted` reason `DeactivatedDueToMaximumExecutionTimeExceeded`), suspended again,
+//!   and its quota returns.
 #![cfg(feature = "cli")]
 
 use std::time::Duration;
@@ -150,6 +153,71 @@ async fn pod_priority_class(cluster: &Cluster) {
     );
 }
 
+/// Item 8: the maximum execution time.
+async fn maximum_execution_time(cluster: &Cluster) {
+    let client = cluster.client();
+    let ns = "fid-max-exec";
+    apply_yaml(&client, &queues(ns), ns).await.unwrap();
+    apply_yaml(
+        &client,
+        &job(
+            ns,
+            "bounded",
+            2,
+            ", kueue.x-k8s.io/max-exec-time-seconds: '2'",
+            "",
+        ),
+        ns,
+    )
+    .await
+    .unwrap();
+    let admitted = eventually(Some(cluster), T, "bounded is admitted", || async {
+        let w = workload_of_job(&client, ns, "bounded").await?;
+        holds_quota(&w).then_some(w)
+    })
+    .await;
+    assert_eq!(admitted.spec.maximum_execution_time_seconds, Some(2));
+    let w = eventually(
+        Some(cluster),
+        T,
+        "bounded is deactivated and gives its quota back",
+        || async {
+            let w = workload_of_job(&client, ns, "bounded").await?;
+            (!w.spec.active && !holds_quota(&w)).then_some(w)
+        },
+    )
+    .await;
+    let (status, reason, message) = cond(&w, "Evicted").unwrap();
+    assert_eq!(
+        (status.as_str(), reason.as_str(), message.as_str()),
+        (
+            "True",
+            "DeactivatedDueToMaximumExecutionTimeExceeded",
+            "The workload is deactivated due to exceeding the maximum execution time"
+        )
+    );
+    assert!(cond(&w, "DeactivationTarget").is_none(), "{w:#?}");
+    let stats = w.status.as_ref().unwrap().scheduling_stats.clone().unwrap();
+    assert_eq!(
+        (
+            stats.evictions[0].reason.as_str(),
+            stats.evictions[0].underlying_cause.as_str()
+        ),
+        ("Deactivated", "MaximumExecutionTimeExceeded")
+    );
+    let ran = w
+        .status
+        .as_ref()
+        .unwrap()
+        .accumulated_past_execution_time_seconds;
+    assert!(ran.is_some_and(|s| s >= 2), "{ran:?}");
+    let job = Api::<k8s_openapi::api::batch::v1::Job>::namespaced(client.clone(), ns)
+        .get("bounded")
+        .await
+        .unwrap();
+    assert_eq!(job.spec.unwrap().suspend, Some(true), "suspended again");
+}
+
 #[cfg_attr(
     skip_cluster_tests,
     ignore = "needs the test control plane (KUEUE_SKIP_CLUSTER_TESTS is set)"
@@ -160,7 +228,7 @@ async fn upstreams_job_behaviour_on_a_real_api_server() {
     kubectl(&cluster, &["kueue", "install", "--without-controller"]);
     apply_yaml(
         &cluster.client(),
-        "apiVersion: kueue.x-k8s.io/v1beta1\nkind: ResourceFlavor\nmetadata: {name: default}\n",
+        "apiVersion: kueue.x-k8s.io/v1beta1\nkind: ResourceFlavor\nmetadata: {name: default}\nspec: {}\n",
         "default",
     )
     .await
@@ -168,5 +236,6 @@ async fn upstreams_job_behaviour_on_a_real_api_server() {
     let mut ctl = start_installed_controller(&cluster, "controller", &[]);
     ctl.wait_ready(T);
     pod_priority_class(&cluster).await;
+    maximum_execution_time(&cluster).await;
     assert!(ctl.proc.exited().is_none(), "{}", ctl.log());
 }

@@ -28,6 +28,7 @@ pub mod events;
 pub mod finalizers;
 pub mod jobs;
 pub mod last_valid;
+mod max_exec;
 pub mod plan;
 pub mod queues;
 pub mod scheduling;
@@ -384,5 +385,6 @@ impl Ctx<'_> {
             self.job_book(&k).retry_at = None;
             self.m.dirty_jobs.insert(k);
         }
+        self.due_looks();
     }
 }

@@ -146,13 +146,16 @@ impl Ctx<'_> {
             .workload(key)
             .and_then(|w| w.admission.clone());
         policy::hold_while_deactivated(obj, m, engine_admission.as_ref());
+        if self.max_execution_time(key, obj) {
+            return;
+        }
         match policy::queue_transition(obj, &self.m.base, self.now.wall) {
             None => {}
             Some(QueueTransition::Evict(e)) => {
                 tracing::info!(workload = %key, reason = e.reason, "evicting");
                 let mut effects = vec![Effect::Event(EventText::normal(
-                    format!("EvictedDueTo{}", e.reason),
-                    e.message,
+                    e.event_reason(),
+                    e.message.clone(),
                 ))];
                 if let Some(cluster_queue) = e.cluster_queue {
                     effects.push(Effect::Metric(MetricUpdate::Evicted {

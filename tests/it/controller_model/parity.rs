@@ -34,12 +34,14 @@ fn inventory(text: &str) -> Inventory {
 }
 
 /// What a Workload's status says, without times: the admission (ClusterQueue and each
-/// podSet's flavors), every condition as (type, status, reason, message), and the eviction
-/// counts by reason.
+/// podSet's flavors), every condition as (type, status, reason, message), the eviction
+/// counts by reason (`reason/cause` when there is an underlying cause), and the execution
+/// time accumulated over earlier admissions.
 type Shape = (
     Option<(String, Vec<BTreeMap<String, String>>)>,
     Vec<(String, String, String, String)>,
     Vec<(String, i32)>,
+    Option<i32>,
 );
 
 fn shape(st: &WorkloadStatus) -> Shape {
@@ -69,9 +71,21 @@ fn shape(st: &WorkloadStatus) -> Shape {
         .scheduling_stats
         .iter()
         .flat_map(|s| s.evictions.iter())
-        .map(|e| (e.reason.clone(), e.count))
+        .map(|e| {
+            let reason = if e.underlying_cause.is_empty() {
+                e.reason.clone()
+            } else {
+                format!("{}/{}", e.reason, e.underlying_cause)
+            };
+            (reason, e.count)
+        })
         .collect();
-    (admission, conditions, evictions)
+    (
+        admission,
+        conditions,
+        evictions,
+        st.accumulated_past_execution_time_seconds,
+    )
 }
 
 /// A Workload made from a Job offline has no UID (the API server gives it one), so the
@@ -489,5 +503,112 @@ value: 100
     assert_eq!(
         spec["priorityClassSource"],
         "scheduling.k8s.io/priorityclass"
+    );
+}
+
+#[test]
+fn a_workload_past_its_maximum_execution_time_is_deactivated_with_the_cause() {
+    // Admitted an hour ago: `short` may run 10 minutes (5 of them used before), `long` two
+    // hours.
+    let with_limit = |name: &str, seconds: u32, extra_status: &str| {
+        workload("ns-a", name, 2, &admitted_on("a", "f1", 2))
+            .replace(
+                "  queueName: lq\n",
+                &format!("  queueName: lq\n  maximumExecutionTimeSeconds: {seconds}\n"),
+            )
+            .replace("status:\n", &format!("status:\n{extra_status}"))
+    };
+    let story = [
+        cluster_queue("a", &[("f1", 4)], ""),
+        local_queue("ns-a", "a", ""),
+        with_limit(
+            "short",
+            600,
+            "  accumulatedPastExexcutionTimeSeconds: 300\n",
+        ),
+        with_limit("long", 7200, ""),
+        workload("ns-a", "next", 2, ""),
+    ]
+    .concat();
+    let ends = both_ways(&story);
+    let short = &ends["short"];
+    assert!(short.0.is_none(), "no reservation: {short:#?}");
+    let reason = "DeactivatedDueToMaximumExecutionTimeExceeded";
+    assert_eq!(
+        condition(short, "Evicted"),
+        (
+            "True",
+            reason,
+            "The workload is deactivated due to exceeding the maximum execution time"
+        )
+    );
+    assert_eq!(condition(short, "Requeued").0, "False");
+    assert!(
+        !short.1.iter().any(|c| c.0 == "DeactivationTarget"),
+        "the mark goes with the eviction: {short:#?}"
+    );
+    assert_eq!(
+        short.2,
+        vec![("Deactivated/MaximumExecutionTimeExceeded".to_string(), 1)]
+    );
+    // The mark cleared the 300 s; the hour of this admission is counted when it ends.
+    assert_eq!(short.3, Some(3600));
+    assert!(ends["long"].0.is_some(), "within its limit");
+    assert_eq!(ends["long"].3, None);
+    assert!(ends["next"].0.is_some(), "the freed quota is used");
+}
+
+#[test]
+fn the_controller_looks_again_when_the_maximum_execution_time_runs_out() {
+    // Admitted an hour before the world's clock with two hours allowed: nothing yet; once
+    // the clock passes the limit, the tick alone brings the deactivation.
+    let text = [
+        FLAVORS.to_string(),
+        cluster_queue("a", &[("f1", 4)], ""),
+        local_queue("ns-a", "a", ""),
+        workload("ns-a", "long", 2, &admitted_on("a", "f1", 2)).replace(
+            "  queueName: lq\n",
+            "  queueName: lq\n  maximumExecutionTimeSeconds: 7200\n",
+        ),
+    ]
+    .concat();
+    let mut world = World::new();
+    let inv = inventory(&text);
+    for f in inv.flavors {
+        world.cache.put_flavor(f.obj);
+    }
+    for cq in inv.cluster_queues {
+        world.cache.put_cluster_queue(cq.obj);
+    }
+    for lq in inv.local_queues {
+        world.cache.put_local_queue(lq.obj);
+    }
+    for w in inv.workloads {
+        world.cache.put_workload(w.obj);
+    }
+    let actions = world.start();
+    world.settle(actions);
+    let evicted = |world: &World| {
+        world
+            .workload("ns-a", "long")
+            .status
+            .as_ref()
+            .and_then(|s| s.condition("Evicted").map(|c| c.reason.clone()))
+    };
+    world.advance(std::time::Duration::from_secs(3599));
+    let actions = world.tick();
+    world.settle(actions);
+    assert_eq!(evicted(&world), None, "one second left");
+    world.advance(std::time::Duration::from_secs(1));
+    let actions = world.tick();
+    world.settle(actions);
+    assert_eq!(
+        evicted(&world).as_deref(),
+        Some("DeactivatedDueToMaximumExecutionTimeExceeded")
+    );
+    assert!(!world.workload("ns-a", "long").spec.active);
+    assert_eq!(
+        world.events_of("long").first().map(|e| e.0.as_str()),
+        Some("MaximumExecutionTimeExceeded")
     );
 }
