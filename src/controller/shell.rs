@@ -193,6 +193,10 @@ impl Executor {
                 let result = outcome(writer.patch_workload(&object, patch).await);
                 Some(Input::WorkloadPatched { key, result })
             }),
+            Action::DeleteWorkload { key, object } => self.spawn(async move {
+                let result = outcome(writer.delete_workload(&object).await);
+                Some(Input::WorkloadPatched { key, result })
+            }),
             Action::WriteJob { key, steps, event } => self.spawn(async move {
                 Some(write_job(&writer, key, steps, event).await)
             }),

@@ -220,6 +220,22 @@ impl Writer {
             .await
     }
 
+    /// Deletes a Workload, guarded by its UID and resourceVersion. Returns it as the
+    /// deletion left it (being deleted, held by its finalizers).
+    pub async fn delete_workload(&self, wl: &Workload) -> kube::Result<Workload> {
+        let _p = self.gate().await?;
+        let (ns, name) = ns_name(wl);
+        let api: Api<Workload> = Api::namespaced(self.client.clone(), &ns);
+        let dp = kube::api::DeleteParams {
+            preconditions: Some(kube::api::Preconditions {
+                uid: wl.metadata.uid.clone(),
+                resource_version: wl.metadata.resource_version.clone(),
+            }),
+            ..Default::default()
+        };
+        Ok(api.delete(&name, &dp).await?.left_or_else(|_| wl.clone()))
+    }
+
     /// A Workload as the API server has it now (`None`: gone), past the watch cache: what an
     /// unknown write outcome is decided from.
     pub async fn read_workload(

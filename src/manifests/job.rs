@@ -21,6 +21,8 @@ use crate::manifests::priority::Priorities;
 pub const JOB_UID_LABEL: &str = "kueue.x-k8s.io/job-uid";
 /// Annotation enabling partial admission down to this parallelism.
 pub const MIN_PARALLELISM_ANNOTATION: &str = "kueue.x-k8s.io/job-min-parallelism";
+/// Label giving a Job's Workload its `spec.maximumExecutionTimeSeconds`.
+pub const MAX_EXEC_TIME_LABEL: &str = "kueue.x-k8s.io/max-exec-time-seconds";
 /// Finalizer upstream puts on Workloads that hold quota.
 pub const RESOURCE_IN_USE_FINALIZER: &str = "kueue.x-k8s.io/resource-in-use";
 
@@ -123,7 +125,7 @@ pub fn workload_for_job(job: &Job, priorities: &Priorities) -> Result<Workload, 
         priority_class_source: priority.source,
         active: true,
         maximum_execution_time_seconds: labels
-            .get("kueue.x-k8s.io/max-exec-time-seconds")
+            .get(MAX_EXEC_TIME_LABEL)
             .and_then(|v| v.parse().ok()),
     };
     Ok(Workload {

@@ -11,6 +11,8 @@ use super::edits::{Edit, EditError};
 use super::result::output_list;
 use super::runner::{RunReport, run_to_fixpoint};
 use super::written::OutputVersion;
+use crate::integration::job::{Mismatch, mismatch};
+use crate::manifests::job::workload_belongs_to;
 use crate::manifests::{ConvertOptions, Converted, InputError, Inventory, convert};
 use crate::policy::max_exec::{self, MaxExecStep};
 use crate::policy::workload::{QueueTransition, queue_transition};
@@ -56,6 +58,7 @@ impl Simulation {
         for e in edits {
             e.apply(&mut inventory).map_err(SimulateError::Edit)?;
         }
+        jobs_and_their_workloads(&mut inventory);
         let converted = convert(&inventory, opts).map_err(SimulateError::Input)?;
         // The workload controller's rules, level-triggered on the objects as read; when any
         // applies, the picture is read again from the changed objects.
@@ -93,6 +96,29 @@ impl Simulation {
             self.now,
             choice,
         )
+    }
+}
+
+/// The job reconciler's rule for a Job given with its Workload: a Workload that no longer
+/// stands for its Job is replaced by the one the Job gets now (upstream deletes it and makes
+/// a new one; offline no pods hold its quota), or, before quota is reserved for a suspended
+/// Job, takes the Job's podSets.
+fn jobs_and_their_workloads(inventory: &mut Inventory) {
+    for job in &inventory.jobs {
+        let Some(i) = inventory
+            .workloads
+            .iter()
+            .position(|w| workload_belongs_to(&w.obj, &job.obj))
+        else {
+            continue;
+        };
+        match mismatch(&job.obj, &inventory.workloads[i].obj) {
+            None => {}
+            Some(Mismatch::Update(pod_sets)) => inventory.workloads[i].obj.spec.pod_sets = pod_sets,
+            Some(Mismatch::Recreate) => {
+                inventory.workloads.remove(i);
+            }
+        }
     }
 }
 

@@ -6,7 +6,9 @@
 //!   to preempt a lower one;
 //! - a Job labelled `kueue.x-k8s.io/max-exec-time-seconds` is deactivated once admitted that
 //!   long (`Evicted` reason `DeactivatedDueToMaximumExecutionTimeExceeded`), suspended again,
-//!   and its quota returns.
+//!   and its quota returns;
+//! - a Job resized after admission is stopped, its Workload deleted (event
+//!   `DeletedWorkload`) and a new one made and admitted for the new size.
 #![cfg(feature = "cli")]
 
 use std::time::Duration;
@@ -218,6 +220,58 @@ async fn maximum_execution_time(cluster: &Cluster) {
     assert_eq!(job.spec.unwrap().suspend, Some(true), "suspended again");
 }
 
+/// Item 6: a Job that no longer matches its admitted Workload.
+async fn resized_after_admission(cluster: &Cluster) {
+    let client = cluster.client();
+    let ns = "fid-resized";
+    apply_yaml(&client, &queues(ns), ns).await.unwrap();
+    // Four completions, one pod at a time (the API server would default completions to the
+    // parallelism, which caps the count).
+    let grows = job(ns, "grows", 1, "", "").replace(
+        "  suspend: true\n",
+        "  suspend: true\n  completions: 4\n  parallelism: 1\n",
+    );
+    apply_yaml(&client, &grows, ns).await.unwrap();
+    let jobs = Api::<k8s_openapi::api::batch::v1::Job>::namespaced(client.clone(), ns);
+    let old = eventually(Some(cluster), T, "grows runs", || async {
+        let w = workload_of_job(&client, ns, "grows").await?;
+        let running = jobs.get("grows").await.ok()?.spec?.suspend == Some(false);
+        (holds_quota(&w) && running).then_some(w)
+    })
+    .await;
+    jobs.patch(
+        "grows",
+        &kube::api::PatchParams::default(),
+        &kube::api::Patch::Merge(serde_json::json!({ "spec": { "parallelism": 2 } })),
+    )
+    .await
+    .unwrap();
+    let new = eventually(
+        Some(cluster),
+        T,
+        "a new Workload for two pods, admitted, the Job running again",
+        || async {
+            let w = workload_of_job(&client, ns, "grows").await?;
+            let running = jobs.get("grows").await.ok()?.spec?.suspend == Some(false);
+            (w.metadata.uid != old.metadata.uid && holds_quota(&w) && running).then_some(w)
+        },
+    )
+    .await;
+    assert_eq!(new.spec.pod_sets[0].count, 2);
+    let events = kubectl(
+        cluster,
+        &[
+            "get",
+            "events",
+            "-n",
+            ns,
+            "-o",
+            "jsonpath={.items[*].reason}",
+        ],
+    );
+    assert!(events.contains("DeletedWorkload"), "{events}");
+}
+
 #[cfg_attr(
     skip_cluster_tests,
     ignore = "needs the test control plane (KUEUE_SKIP_CLUSTER_TESTS is set)"
@@ -237,5 +291,6 @@ async fn upstreams_job_behaviour_on_a_real_api_server() {
     ctl.wait_ready(T);
     pod_priority_class(&cluster).await;
     maximum_execution_time(&cluster).await;
+    resized_after_admission(&cluster).await;
     assert!(ctl.proc.exited().is_none(), "{}", ctl.log());
 }

@@ -136,6 +136,14 @@ impl Ctx<'_> {
                     serde_json::json!({ "spec": { "podSets": pod_sets } }),
                 );
             }
+            JobAction::DeleteWorkload => {
+                tracing::info!(
+                    job = %key,
+                    workload = %wl_key,
+                    "job no longer matches its workload, deleting it"
+                );
+                self.delete_workload(&wl_key, job.object_ref(&()));
+            }
             JobAction::ChangeQueue(queue) => {
                 tracing::info!(
                     job = %key,

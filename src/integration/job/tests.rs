@@ -229,8 +229,24 @@ fn a_running_job_whose_workload_lost_its_admission_is_stopped() {
     let j = job(JOB);
     let w = workload(&j);
     let running = running_injected(&j);
+    // Its injected tolerations no longer match an unadmitted Workload: upstream's "no
+    // matching Workload" stop.
     assert!(
-        matches!(decide(&running, Some(&w), &flavors()), JobAction::Stop { message, .. } if message == NOT_ADMITTED)
+        matches!(decide(&running, Some(&w), &flavors()), JobAction::Stop { message, .. } if message == NO_MATCHING_WORKLOAD)
+    );
+    // Without the tolerations it is the plain "not admitted" stop.
+    let mut plain = running.clone();
+    plain
+        .spec
+        .as_mut()
+        .unwrap()
+        .template
+        .spec
+        .as_mut()
+        .unwrap()
+        .tolerations = None;
+    assert!(
+        matches!(decide(&plain, Some(&w), &flavors()), JobAction::Stop { message, .. } if message == NOT_ADMITTED)
     );
 }
 
@@ -290,12 +306,43 @@ fn a_resized_job_before_admission_updates_its_workload() {
         JobAction::UpdatePodSets(ps) => assert_eq!(ps[0].count, 3),
         other => panic!("{other:?}"),
     }
-    // Once quota is reserved, the Workload is what was admitted.
+    // Once quota is reserved, the Workload no longer stands for the Job: it is deleted (a
+    // new one is made for the Job as it is now).
     let adm = admitted(w);
-    assert!(matches!(
+    assert_eq!(
         decide(&j, Some(&adm), &flavors()),
-        JobAction::Start { .. }
+        JobAction::DeleteWorkload
+    );
+}
+
+#[test]
+fn a_running_job_resized_after_admission_is_stopped_and_its_workload_deleted() {
+    let j = job(JOB);
+    let w = admitted(workload(&j));
+    let mut resized = running_injected(&j);
+    resized.spec.as_mut().unwrap().parallelism = Some(2);
+    assert!(matches!(
+        decide(&resized, Some(&w), &flavors()),
+        JobAction::Stop { message, was_running: true, .. } if message == NO_MATCHING_WORKLOAD
     ));
+    // Suspended (the pods go): the Workload is deleted.
+    let mut stopped = resized.clone();
+    stopped.spec.as_mut().unwrap().suspend = Some(true);
+    assert_eq!(
+        decide(&stopped, Some(&w), &flavors()),
+        JobAction::DeleteWorkload
+    );
+    // A different maximum execution time does not match either.
+    let mut labelled = running_injected(&j);
+    labelled.metadata.labels.as_mut().unwrap().insert(
+        crate::manifests::job::MAX_EXEC_TIME_LABEL.into(),
+        "60".into(),
+    );
+    assert!(!equivalent(&labelled, &w));
+    assert!(
+        equivalent(&running_injected(&j), &w),
+        "admission's changes are not compared"
+    );
 }
 
 #[test]

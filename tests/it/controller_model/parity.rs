@@ -612,3 +612,37 @@ fn the_controller_looks_again_when_the_maximum_execution_time_runs_out() {
         Some("MaximumExecutionTimeExceeded")
     );
 }
+
+#[test]
+fn a_job_resized_after_admission_gets_a_new_workload() {
+    // The Job runs with the Workload admitted for one pod, then asks for two: upstream stops
+    // it, deletes the Workload and makes a new one, admitted for two pods.
+    let one = job("ns-a", "resized", 2, "").replace("  suspend: true\n", "  parallelism: 1\n");
+    let running = one.replace("  parallelism: 1\n", "  parallelism: 2\n  suspend: false\n");
+    let job_obj: k8s_openapi::api::batch::v1::Job =
+        serde_yaml::from_str(one.trim_start_matches("---\n")).unwrap();
+    let mut wl =
+        kubectl_kueue::manifests::job::workload_for_job(&job_obj, &Default::default()).unwrap();
+    wl.metadata.uid = Some("uid-old".into());
+    let mut wl_value = serde_json::to_value(&wl).unwrap();
+    wl_value["apiVersion"] = "kueue.x-k8s.io/v1beta1".into();
+    wl_value["kind"] = "Workload".into();
+    let status: serde_yaml::Value = serde_yaml::from_str(&admitted_on("a", "f1", 2)).unwrap();
+    wl_value["status"] = serde_json::to_value(&status["status"]).unwrap();
+    let name = wl.metadata.name.clone().unwrap();
+    let story = [
+        cluster_queue("a", &[("f1", 4)], ""),
+        local_queue("ns-a", "a", ""),
+        format!("---\n{}", serde_yaml::to_string(&wl_value).unwrap()),
+        running,
+    ]
+    .concat();
+    let ends = both_ways(&story);
+    let new = &ends[&name];
+    let admission = new.0.as_ref().expect("the new Workload is admitted");
+    assert_eq!(admission.0, "a");
+    assert!(
+        new.2.is_empty() && !new.1.iter().any(|c| c.0 == "Evicted"),
+        "a new Workload, not the old one evicted: {new:#?}"
+    );
+}
