@@ -21,6 +21,9 @@ use crate::manifests::priority::Priorities;
 pub const JOB_UID_LABEL: &str = "kueue.x-k8s.io/job-uid";
 /// Annotation enabling partial admission down to this parallelism.
 pub const MIN_PARALLELISM_ANNOTATION: &str = "kueue.x-k8s.io/job-min-parallelism";
+/// Annotation making a partially admitted Job's completions follow its parallelism.
+pub const COMPLETIONS_EQUAL_PARALLELISM_ANNOTATION: &str =
+    "kueue.x-k8s.io/job-completions-equal-parallelism";
 /// Label giving a Job's Workload its `spec.maximumExecutionTimeSeconds`.
 pub const MAX_EXEC_TIME_LABEL: &str = "kueue.x-k8s.io/max-exec-time-seconds";
 /// Finalizer upstream puts on Workloads that hold quota.

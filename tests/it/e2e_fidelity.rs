@@ -8,7 +8,9 @@
 //!   long (`Evicted` reason `DeactivatedDueToMaximumExecutionTimeExceeded`), suspended again,
 //!   and its quota returns;
 //! - a Job resized after admission is stopped, its Workload deleted (event
-//!   `DeletedWorkload`) and a new one made and admitted for the new size.
+//!   `DeletedWorkload`) and a new one made and admitted for the new size;
+//! - a Job with `kueue.x-k8s.io/job-min-parallelism` is admitted with the pods that fit and
+//!   runs with that parallelism; evicted, it gets the parallelism it asked for back.
 #![cfg(feature = "cli")]
 
 use std::time::Duration;
@@ -156,7 +158,7 @@ async fn pod_priority_class(cluster: &Cluster) {
 }
 
 /// Item 8: the maximum execution time.
-async fn maximum_execution_time(cluster: &Cluster) {
+async fn maximum_execution_time(cluster: &Cluster, ctl: &Controller) {
     let client = cluster.client();
     let ns = "fid-max-exec";
     apply_yaml(&client, &queues(ns), ns).await.unwrap();
@@ -218,6 +220,17 @@ async fn maximum_execution_time(cluster: &Cluster) {
         .await
         .unwrap();
     assert_eq!(job.spec.unwrap().suspend, Some(true), "suspended again");
+    let text = ctl.metrics();
+    let evicted = metric(
+        &text,
+        "kueue_evicted_workloads_total",
+        &[
+            ("cluster_queue", ns),
+            ("reason", "Deactivated"),
+            ("underlying_cause", "MaximumExecutionTimeExceeded"),
+        ],
+    );
+    assert_eq!(evicted, Some(1.0), "{text}");
 }
 
 /// Item 6: a Job that no longer matches its admitted Workload.
@@ -272,6 +285,60 @@ async fn resized_after_admission(cluster: &Cluster) {
     assert!(events.contains("DeletedWorkload"), "{events}");
 }
 
+/// Item 7: partial admission.
+async fn partial_admission(cluster: &Cluster) {
+    let client = cluster.client();
+    let ns = "fid-partial";
+    apply_yaml(&client, &queues(ns), ns).await.unwrap();
+    // Six pods of one cpu, at least two; four cpus.
+    let partial = job(ns, "wide", 1, "", "")
+        .replace(
+            "  labels: {kueue.x-k8s.io/queue-name: lq}\n",
+            "  labels: {kueue.x-k8s.io/queue-name: lq}\n  annotations: {kueue.x-k8s.io/job-min-parallelism: '2'}\n",
+        )
+        .replace(
+            "  suspend: true\n",
+            "  suspend: true\n  parallelism: 6\n  completions: 6\n",
+        );
+    apply_yaml(&client, &partial, ns).await.unwrap();
+    let jobs = Api::<k8s_openapi::api::batch::v1::Job>::namespaced(client.clone(), ns);
+    let w = eventually(Some(cluster), T, "wide runs with four pods", || async {
+        let w = workload_of_job(&client, ns, "wide").await?;
+        let spec = jobs.get("wide").await.ok()?.spec?;
+        (holds_quota(&w) && spec.suspend == Some(false) && spec.parallelism == Some(4)).then_some(w)
+    })
+    .await;
+    let psa = &w
+        .status
+        .as_ref()
+        .unwrap()
+        .admission
+        .as_ref()
+        .unwrap()
+        .pod_set_assignments[0];
+    assert_eq!(psa.count, Some(4));
+    assert_eq!(w.spec.pod_sets[0].count, 6);
+    // Deactivated: the Job is suspended and asks for its six pods again.
+    Api::<Workload>::namespaced(client.clone(), ns)
+        .patch(
+            w.metadata.name.as_deref().unwrap(),
+            &kube::api::PatchParams::default(),
+            &kube::api::Patch::Merge(serde_json::json!({ "spec": { "active": false } })),
+        )
+        .await
+        .unwrap();
+    eventually(
+        Some(cluster),
+        T,
+        "wide is back to six pods, suspended",
+        || async {
+            let spec = jobs.get("wide").await.ok()?.spec?;
+            (spec.suspend == Some(true) && spec.parallelism == Some(6)).then_some(())
+        },
+    )
+    .await;
+}
+
 #[cfg_attr(
     skip_cluster_tests,
     ignore = "needs the test control plane (KUEUE_SKIP_CLUSTER_TESTS is set)"
@@ -290,7 +357,8 @@ async fn upstreams_job_behaviour_on_a_real_api_server() {
     let mut ctl = start_installed_controller(&cluster, "controller", &[]);
     ctl.wait_ready(T);
     pod_priority_class(&cluster).await;
-    maximum_execution_time(&cluster).await;
+    maximum_execution_time(&cluster, &ctl).await;
     resized_after_admission(&cluster).await;
+    partial_admission(&cluster).await;
     assert!(ctl.proc.exited().is_none(), "{}", ctl.log());
 }

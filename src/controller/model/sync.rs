@@ -171,6 +171,7 @@ impl Ctx<'_> {
                     effects.push(Effect::Metric(MetricUpdate::Evicted {
                         cluster_queue,
                         reason: e.reason.to_string(),
+                        underlying_cause: e.cause.clone(),
                         priority_class: obj.spec.priority_class_name.clone().unwrap_or_default(),
                         first: e.first,
                     }));

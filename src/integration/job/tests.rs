@@ -384,3 +384,50 @@ fn an_admission_during_an_interrupted_stop_finishes_the_stop_then_starts() {
         JobAction::Start { .. }
     ));
 }
+
+#[test]
+fn a_partially_admitted_job_runs_with_the_admitted_count_and_gets_its_own_back() {
+    let mut j = job(JOB);
+    j.metadata.annotations = Some(BTreeMap::from([
+        (
+            crate::manifests::job::MIN_PARALLELISM_ANNOTATION.to_string(),
+            "1".to_string(),
+        ),
+        (
+            crate::manifests::job::COMPLETIONS_EQUAL_PARALLELISM_ANNOTATION.to_string(),
+            "true".to_string(),
+        ),
+    ]));
+    j.spec.as_mut().unwrap().parallelism = Some(4);
+    j.spec.as_mut().unwrap().completions = Some(4);
+    let mut w = admitted(workload(&j));
+    assert_eq!(w.spec.pod_sets[0].min_count, Some(1));
+    // Two of the four pods fit.
+    w.status
+        .as_mut()
+        .unwrap()
+        .admission
+        .as_mut()
+        .unwrap()
+        .pod_set_assignments[0]
+        .count = Some(2);
+    let JobAction::Start { patch, .. } = decide(&j, Some(&w), &flavors()) else {
+        panic!("starts");
+    };
+    assert_eq!(patch["spec"]["parallelism"], 2);
+    assert_eq!(patch["spec"]["completions"], 2);
+    // Running with two pods it still matches its Workload.
+    let mut running = running_injected(&j);
+    running.metadata.annotations = j.metadata.annotations.clone();
+    let spec = running.spec.as_mut().unwrap();
+    (spec.parallelism, spec.completions) = (Some(2), Some(2));
+    assert!(equivalent(&running, &w));
+    assert_eq!(decide(&running, Some(&w), &flavors()), JobAction::Nothing);
+    // Evicted and its pods gone: the restore puts back the four asked for.
+    let mut stopped = running.clone();
+    stopped.spec.as_mut().unwrap().suspend = Some(true);
+    stopped.status = None;
+    let restore = restore_patch(&stopped, &w).expect("a restore");
+    assert_eq!(restore["spec"]["parallelism"], 4);
+    assert_eq!(restore["spec"]["completions"], 4);
+}

@@ -34,7 +34,7 @@ fn inventory(text: &str) -> Inventory {
 }
 
 /// What a Workload's status says, without times: the admission (ClusterQueue and each
-/// podSet's flavors), every condition as (type, status, reason, message), the eviction
+/// podSet's flavors and count), every condition as (type, status, reason, message), the eviction
 /// counts by reason (`reason/cause` when there is an underlying cause), and the execution
 /// time accumulated over earlier admissions.
 type Shape = (
@@ -50,7 +50,12 @@ fn shape(st: &WorkloadStatus) -> Shape {
             a.cluster_queue.clone(),
             a.pod_set_assignments
                 .iter()
-                .map(|p| p.flavors.clone())
+                .map(|p| {
+                    // The flavors, and the pod count under key `#count`.
+                    let mut m = p.flavors.clone();
+                    m.insert("#count".into(), p.count.unwrap_or_default().to_string());
+                    m
+                })
                 .collect(),
         )
     });
@@ -644,5 +649,49 @@ fn a_job_resized_after_admission_gets_a_new_workload() {
     assert!(
         new.2.is_empty() && !new.1.iter().any(|c| c.0 == "Evicted"),
         "a new Workload, not the old one evicted: {new:#?}"
+    );
+}
+
+#[test]
+fn a_job_with_min_parallelism_is_admitted_with_the_pods_that_fit() {
+    // Four pods of one cpu asked for, at least one; two cpus free.
+    let partial = job("ns-a", "partial", 1, "")
+        .replace(
+            "  labels: {kueue.x-k8s.io/queue-name: lq}\n",
+            "  labels: {kueue.x-k8s.io/queue-name: lq}\n  annotations: {kueue.x-k8s.io/job-min-parallelism: '1'}\n",
+        )
+        .replace("  suspend: true\n", "  suspend: true\n  parallelism: 4\n  completions: 4\n");
+    let story = [
+        cluster_queue("a", &[("f1", 2)], ""),
+        local_queue("ns-a", "a", ""),
+        partial,
+    ]
+    .concat();
+    let text = format!("{FLAVORS}{story}");
+    let ends = both_ways(&story);
+    let w = ends
+        .iter()
+        .find(|(n, _)| n.starts_with("job-partial-"))
+        .map(|(_, s)| s)
+        .unwrap();
+    assert!(w.0.is_some(), "admitted: {w:#?}");
+    // The admitted count, offline (the controller agreed on the flavors and conditions).
+    let opts = ConvertOptions {
+        now: 0,
+        strict_namespace_selector: false,
+    };
+    let out = Simulation::run(inventory(&text), &[], &opts)
+        .unwrap()
+        .output();
+    let item = out["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["kind"] == "Workload")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        item["status"]["admission"]["podSetAssignments"][0]["count"],
+        2
     );
 }
