@@ -124,8 +124,8 @@ fn simulated(text: &str, now: i64) -> BTreeMap<String, Shape> {
     shapes
 }
 
-/// Every Workload's status shape once the controller's model has settled on `text`.
-fn controlled(text: &str) -> (BTreeMap<String, Shape>, i64) {
+/// A world whose cluster holds the objects of `text`, not started yet.
+fn world_of(text: &str) -> World {
     let mut world = World::new();
     let inv = inventory(text);
     for f in inv.flavors {
@@ -152,6 +152,12 @@ fn controlled(text: &str) -> (BTreeMap<String, Shape>, i64) {
     for j in inv.jobs {
         world.cache.put_job(j.obj);
     }
+    world
+}
+
+/// Every Workload's status shape once the controller's model has settled on `text`.
+fn controlled(text: &str) -> (BTreeMap<String, Shape>, i64) {
+    let mut world = world_of(text);
     let now = world.now.wall;
     let actions = world.start();
     world.settle(actions);
@@ -577,20 +583,7 @@ fn the_controller_looks_again_when_the_maximum_execution_time_runs_out() {
         ),
     ]
     .concat();
-    let mut world = World::new();
-    let inv = inventory(&text);
-    for f in inv.flavors {
-        world.cache.put_flavor(f.obj);
-    }
-    for cq in inv.cluster_queues {
-        world.cache.put_cluster_queue(cq.obj);
-    }
-    for lq in inv.local_queues {
-        world.cache.put_local_queue(lq.obj);
-    }
-    for w in inv.workloads {
-        world.cache.put_workload(w.obj);
-    }
+    let mut world = world_of(&text);
     let actions = world.start();
     world.settle(actions);
     let evicted = |world: &World| {
