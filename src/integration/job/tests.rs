@@ -343,6 +343,15 @@ fn a_running_job_resized_after_admission_is_stopped_and_its_workload_deleted() {
         equivalent(&running_injected(&j), &w),
         "admission's changes are not compared"
     );
+    // Upstream never compares the node selector: a suspended Job whose selector changed keeps
+    // its unadmitted Workload as it is.
+    let mut moved = j.clone();
+    let pod = moved.spec.as_mut().unwrap().template.spec.as_mut().unwrap();
+    pod.node_selector = Some(BTreeMap::from([("disk".into(), "ssd".into())]));
+    assert_eq!(
+        decide(&moved, Some(&workload(&j)), &flavors()),
+        JobAction::Nothing
+    );
 }
 
 #[test]
