@@ -28,6 +28,7 @@ pub mod events;
 pub mod finalizers;
 pub mod jobs;
 pub mod last_valid;
+mod max_exec;
 pub mod plan;
 pub mod queues;
 pub mod scheduling;
@@ -319,7 +320,7 @@ impl Ctx<'_> {
                 let known: Vec<ObjectKey> = self.m.jobs.keys().cloned().collect();
                 self.m.dirty_jobs.extend(known);
             }
-            (Kind::WorkloadPriorityClass, _) => {
+            (Kind::WorkloadPriorityClass | Kind::PriorityClass, _) => {
                 // Jobs refused for a missing class may go now.
                 let waiting: Vec<ObjectKey> = self
                     .m
@@ -351,8 +352,9 @@ impl Ctx<'_> {
         }
     }
 
-    /// Timers that ran out: backoffs (look at those Workloads and Jobs again), read-backs,
-    /// and pending messages held back for their refresh. One pass over the books.
+    /// Timers that ran out: backoffs and maximum execution times (look at those Workloads
+    /// and Jobs again), read-backs, and pending messages held back for their refresh. One
+    /// pass over the books.
     fn tick(&mut self) {
         let now = self.now.instant;
         if self.m.finalizer_writes.due(now) {
@@ -365,6 +367,11 @@ impl Ctx<'_> {
         for (k, b) in self.m.wls.iter_mut() {
             if due(b.retry_at) {
                 b.retry_at = None;
+                retry.push(k.clone());
+            }
+            // Its maximum execution time runs out ([`max_exec`]).
+            if due(b.look_at) {
+                b.look_at = None;
                 retry.push(k.clone());
             }
             if due(b.reread_at) {
