@@ -230,4 +230,14 @@ async fn the_seeds_manifests_and_the_largest_queue_still_apply() {
     }
     let (ok, stderr) = apply(&cluster, "default", &cq);
     assert!(ok, "the largest valid ClusterQueue is accepted: {stderr}");
+
+    // `spec` is optional in these kinds: objects without one are accepted, as upstream's.
+    for kind in ["ResourceFlavor", "Cohort", "ClusterQueue"] {
+        let doc = format!(
+            "apiVersion: kueue.x-k8s.io/v1beta1\nkind: {kind}\nmetadata: {{name: no-spec-{}}}\n",
+            kind.to_lowercase()
+        );
+        let (ok, stderr) = apply(&cluster, "default", &doc);
+        assert!(ok, "a {kind} without spec is accepted: {stderr}");
+    }
 }

@@ -97,24 +97,27 @@ pub fn policies(namespace: &str, labels: &Value) -> Vec<Value> {
         match_condition: None,
         namespace_selector: None,
     };
+    // `spec` is optional in these kinds' CRDs (an empty ResourceFlavor is the usual one):
+    // without it there is nothing to check, and a path into it would fail to evaluate.
+    let without_spec_valid = |errors: String| format!("!has(object.spec) ? [] : ({errors})");
     let specs = vec![
         kueue(
             "clusterqueues",
             &["clusterqueues"],
             queues::variables(),
-            queues::cluster_queue_errors(),
+            without_spec_valid(queues::cluster_queue_errors()),
         ),
         kueue(
             "cohorts",
             &["cohorts"],
             queues::variables(),
-            queues::cohort_errors(),
+            without_spec_valid(queues::cohort_errors()),
         ),
         kueue(
             "resourceflavors",
             &["resourceflavors"],
             Vec::new(),
-            queues::resource_flavor_errors(),
+            without_spec_valid(queues::resource_flavor_errors()),
         ),
         kueue(
             "workloads",
