@@ -264,9 +264,15 @@ pub async fn run(s: &Scenario, schedule: &[Arrival], cluster: &Cluster, opts: &O
         );
     }
     let requests0 = request_counts(&client).await;
-    super::support::apply::apply_yaml(&client, &queues_yaml(s), "default")
-        .await
-        .expect("queues");
+    // The API server stops enforcing a deleted binding only once its informer saw the
+    // deletion: retry for a while.
+    let mut tries = 0;
+    while let Err(e) = super::support::apply::apply_yaml(&client, &queues_yaml(s), "default").await
+    {
+        tries += 1;
+        assert!(tries < 60, "queues: {e}");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
 
     let mut cmd = Command::new(&opts.controller);
     cmd.args(["run-controller", "--kubeconfig"])
