@@ -50,6 +50,7 @@ mod engine_quota;
 mod engine_seed;
 mod explain_consistency;
 mod image;
+mod invariants_checker;
 mod krew_install;
 mod leader_client_timeouts;
 mod leader_config;
