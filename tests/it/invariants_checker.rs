@@ -99,9 +99,11 @@ async fn set_status(cluster: &Cluster, ns: &str, name: &str, status: Value) {
 }
 
 async fn pass(cluster: &Cluster, hist: &mut History) -> Vec<String> {
-    check_once(&cluster.client(), hist)
+    let (mut v, pods) = check_once(&cluster.client(), hist)
         .await
-        .expect("a snapshot of the cluster")
+        .expect("a snapshot of the cluster");
+    v.extend(pods.into_iter().map(|p| p.why));
+    v
 }
 
 /// One violation, of the invariant `name`.

@@ -49,6 +49,7 @@ mod engine_properties;
 mod engine_quota;
 mod engine_seed;
 mod explain_consistency;
+mod faults;
 mod image;
 mod invariants_checker;
 mod krew_install;

@@ -40,6 +40,9 @@ pub struct Report {
     /// The most Workloads seen holding quota at once, and distinct admissions seen.
     pub max_holding: usize,
     pub admissions: u64,
+    /// Pods seen alive while their Workload held no quota, within the grace (none without one).
+    pub late_pods: u64,
+    pub longest_late: Duration,
     pub violation: Option<String>,
 }
 
@@ -81,10 +84,15 @@ pub async fn snapshot(client: &kube::Client) -> Option<Snapshot> {
 }
 
 /// One pass: a snapshot checked against `hist`, suspect pods read again. `None` when the
-/// snapshot could not be taken; else the violations found (empty: clean).
-pub async fn check_once(client: &kube::Client, hist: &mut History) -> Option<Vec<String>> {
+/// snapshot could not be taken; else the violations found and the pods confirmed alive while
+/// their Workload held no quota (violations too, unless a grace applies: [`Checker::with_grace`]).
+pub async fn check_once(
+    client: &kube::Client,
+    hist: &mut History,
+) -> Option<(Vec<String>, Vec<rules::Suspect>)> {
     let snap = snapshot(client).await?;
-    let (mut out, suspects) = rules::check(&snap, hist);
+    let (out, suspects) = rules::check(&snap, hist);
+    let mut confirmed = Vec::new();
     for s in suspects {
         let again = Api::<Pod>::namespaced(client.clone(), &s.namespace)
             .get_opt(&s.name)
@@ -92,35 +100,58 @@ pub async fn check_once(client: &kube::Client, hist: &mut History) -> Option<Vec
             .ok()?;
         if again.is_some_and(|p| p.metadata.uid.as_deref() == Some(&s.uid) && rules::pod_alive(&p))
         {
-            out.push(s.why);
+            confirmed.push(s);
         }
     }
-    Some(out)
+    Some((out, confirmed))
 }
 
 impl Checker {
     pub fn start(client: kube::Client) -> Checker {
-        Checker::every(client, Duration::from_millis(250))
+        Checker::with_grace(client, Duration::from_millis(250), Duration::ZERO)
     }
 
     pub fn every(client: kube::Client, interval: Duration) -> Checker {
+        Checker::with_grace(client, interval, Duration::ZERO)
+    }
+
+    /// A pod seen alive while its Workload holds no quota is a violation only once it has
+    /// been seen so for longer than `grace` (counted in [`Report::late_pods`] before). For the
+    /// known lag of the Job's status (see the README, Reliability): the quota is released on
+    /// `status.active + terminating == 0`, which can be written before the Job controller
+    /// counts a pod it has just created.
+    pub fn with_grace(client: kube::Client, interval: Duration, grace: Duration) -> Checker {
         let report = Arc::new(Mutex::new(Report::default()));
         let r = report.clone();
         let task = tokio::spawn(async move {
             let mut hist = History::default();
+            let mut late: BTreeMap<String, std::time::Instant> = BTreeMap::new();
             loop {
                 let found = check_once(&client, &mut hist).await;
                 {
                     let mut rep = r.lock().unwrap();
                     match found {
                         None => rep.skipped += 1,
-                        Some(v) => {
+                        Some((mut v, pods)) => {
                             rep.passes += 1;
                             rep.admissions =
                                 hist.workloads.values().map(|s| s.admissions as u64).sum();
                             let holding =
                                 hist.workloads.values().filter(|s| s.held.is_some()).count();
                             rep.max_holding = rep.max_holding.max(holding);
+                            let now = std::time::Instant::now();
+                            late.retain(|uid, _| pods.iter().any(|p| &p.uid == uid));
+                            for p in pods {
+                                let first = *late.entry(p.uid.clone()).or_insert_with(|| {
+                                    rep.late_pods += 1;
+                                    now
+                                });
+                                let for_ = now - first;
+                                rep.longest_late = rep.longest_late.max(for_);
+                                if for_ >= grace {
+                                    v.push(format!("{} (for {for_:?})", p.why));
+                                }
+                            }
                             if let Some(first) = v.into_iter().next() {
                                 eprintln!("invariant violated: {first}");
                                 rep.violation = Some(first);
