@@ -50,6 +50,7 @@ mod engine_quota;
 mod engine_seed;
 mod explain_consistency;
 mod faults;
+mod hostile_input;
 mod image;
 mod invariants_checker;
 mod krew_install;
