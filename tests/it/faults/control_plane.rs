@@ -13,16 +13,6 @@ use crate::support::invariants::{Checker, assert_every_job_ran_once};
 const JOBS: usize = 90;
 const STOPPED: Duration = Duration::from_secs(7);
 
-const CONFIG: &str = "apiVersion: config.kueue.x-k8s.io/v1beta1
-kind: Configuration
-namespace: kueue-system
-leaderElection:
-  leaderElect: true
-  leaseDuration: 4s
-  renewDeadline: 3s
-  retryPeriod: 1s
-";
-
 /// Submits Jobs `from..to`, one every ~150 ms, keeping the controller running.
 async fn arrive(
     sup: &mut Supervisor<'_>,
@@ -54,7 +44,7 @@ async fn apiserver_and_etcd_restarts_and_a_stalled_apiserver_break_nothing() {
     .await
     .unwrap();
     let config = tempfile::NamedTempFile::new().unwrap();
-    std::fs::write(config.path(), CONFIG).unwrap();
+    std::fs::write(config.path(), scenario::SHORT_LEASE_CONFIG).unwrap();
     let checker = Checker::with_grace(
         client.clone(),
         Duration::from_millis(500),

@@ -16,6 +16,7 @@ use k8s_openapi::jiff::Timestamp;
 use kube::api::Api;
 use serde_json::json;
 
+use super::scenario::{self, one_cpu_workload};
 use crate::support::cluster::{Cluster, ClusterBuilder};
 use crate::support::controller::*;
 use crate::support::eventually;
@@ -23,15 +24,6 @@ use crate::support::invariants::Checker;
 
 const T: Duration = Duration::from_secs(40);
 const LEASE: &str = "c1f6bfd2.kueue.x-k8s.io";
-const CONFIG: &str = "apiVersion: config.kueue.x-k8s.io/v1beta1
-kind: Configuration
-namespace: kueue-system
-leaderElection:
-  leaderElect: true
-  leaseDuration: 4s
-  renewDeadline: 3s
-  retryPeriod: 1s
-";
 const AUDIT_POLICY: &str = "apiVersion: audit.k8s.io/v1
 kind: Policy
 omitStages: [RequestReceived]
@@ -130,8 +122,9 @@ fn writes(path: &std::path::Path) -> Vec<(Timestamp, usize, bool, bool)> {
 }
 
 /// Every non-Lease write comes after a successful Lease write of its own replica, with no
-/// other replica's successful Lease write in between. Returns (writes checked, Lease terms).
-fn check_terms(path: &std::path::Path) -> (usize, usize) {
+/// other replica's successful Lease write in between. Returns (writes checked, Lease terms),
+/// or the first write that breaks the rule.
+fn check_terms(path: &std::path::Path) -> Result<(usize, usize), String> {
     let mut all = writes(path);
     all.sort_by_key(|w| w.0);
     let mut holder: Option<usize> = None;
@@ -144,14 +137,14 @@ fn check_terms(path: &std::path::Path) -> (usize, usize) {
             }
             continue;
         }
-        assert_eq!(
-            holder,
-            Some(who),
-            "replica-{who} wrote at {at} while the Lease was last written by {holder:?}"
-        );
+        if holder != Some(who) {
+            return Err(format!(
+                "replica-{who} wrote at {at} while the Lease was last written by {holder:?}"
+            ));
+        }
         checked += 1;
     }
-    (checked, terms)
+    Ok((checked, terms))
 }
 
 struct Replicas<'a> {
@@ -214,7 +207,7 @@ async fn run(replicas: usize, faults: &[Fault]) -> (usize, usize, usize) {
         .await
         .unwrap();
     let config = tempfile::NamedTempFile::new().unwrap();
-    std::fs::write(config.path(), CONFIG).unwrap();
+    std::fs::write(config.path(), scenario::SHORT_LEASE_CONFIG).unwrap();
     let mut kubeconfigs = Vec::new();
     for i in 0..replicas {
         kubeconfigs.push(
@@ -237,11 +230,11 @@ async fn run(replicas: usize, faults: &[Fault]) -> (usize, usize, usize) {
         tokio::spawn(async move {
             let api = Api::<kubectl_kueue::api::Workload>::namespaced(client, &ns);
             for i in 0.. {
-                let w = json!({"metadata": {"name": format!("w{i}")}, "spec": {"queueName": "lq",
-                    "podSets": [{"name": "main", "count": 1, "template": {"spec": {"restartPolicy": "Never",
-                    "containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1"}}}]}}}]}});
                 let _ = api
-                    .create(&Default::default(), &serde_json::from_value(w).unwrap())
+                    .create(
+                        &Default::default(),
+                        &one_cpu_workload(&format!("w{i}"), "lq"),
+                    )
                     .await;
                 tokio::time::sleep(Duration::from_millis(150)).await;
             }
@@ -287,11 +280,8 @@ async fn run(replicas: usize, faults: &[Fault]) -> (usize, usize, usize) {
         }
         // A Workload made now is admitted by the new leader.
         let name = format!("after-{k}");
-        let w = json!({"metadata": {"name": name}, "spec": {"queueName": "lq",
-            "podSets": [{"name": "main", "count": 1, "template": {"spec": {"restartPolicy": "Never",
-            "containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1"}}}]}}}]}});
         Api::<kubectl_kueue::api::Workload>::namespaced(client.clone(), &ns)
-            .create(&Default::default(), &serde_json::from_value(w).unwrap())
+            .create(&Default::default(), &one_cpu_workload(&name, "lq"))
             .await
             .unwrap();
         admitted_after(name).await;
@@ -307,7 +297,7 @@ async fn run(replicas: usize, faults: &[Fault]) -> (usize, usize, usize) {
         p.wait_exit(T);
     }
     checker.finish(10);
-    let (checked, terms) = check_terms(&log);
+    let (checked, terms) = check_terms(&log).unwrap_or_else(|e| panic!("{e}"));
     assert!(
         terms > faults.len(),
         "{terms} terms for {} faults",
@@ -355,7 +345,7 @@ fn the_term_rule_catches_overlapping_writers() {
     let check = |lines: &[String]| {
         let f = tempfile::NamedTempFile::new().unwrap();
         std::fs::write(f.path(), lines.join("\n")).unwrap();
-        std::panic::catch_unwind(|| check_terms(f.path())).is_ok()
+        check_terms(f.path()).is_ok()
     };
     let good = [
         line(1, 0, "leases", 201),

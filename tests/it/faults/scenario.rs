@@ -20,6 +20,29 @@ use crate::support::kwok::{FakeNode, POD_COMPLETE_DELAY};
 
 pub const NAMESPACES: [&str; 2] = ["faults-a", "faults-b"];
 
+/// A Configuration electing a leader with short timings (lease 4 s, renew deadline 3 s, retry
+/// 1 s), so faults past the lease stay short.
+pub const SHORT_LEASE_CONFIG: &str = "apiVersion: config.kueue.x-k8s.io/v1beta1
+kind: Configuration
+namespace: kueue-system
+leaderElection:
+  leaderElect: true
+  leaseDuration: 4s
+  renewDeadline: 3s
+  retryPeriod: 1s
+";
+
+/// A Workload of one pod asking for 1 CPU in LocalQueue `queue` (what the API-server-only
+/// runs create instead of Jobs).
+pub fn one_cpu_workload(name: &str, queue: &str) -> kubectl_kueue::api::Workload {
+    serde_json::from_value(
+        json!({"metadata": {"name": name}, "spec": {"queueName": queue,
+        "podSets": [{"name": "main", "count": 1, "template": {"spec": {"restartPolicy": "Never",
+        "containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1"}}}]}}}]}}),
+    )
+    .unwrap()
+}
+
 /// How long a pod may stay alive after its Workload's quota was released before the checker
 /// calls it a violation: the Job status lag described in the README (Reliability, "Known
 /// gap"). Counted and printed either way.

@@ -24,7 +24,7 @@ use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams};
 use kubectl_kueue::api::{ClusterQueue, Workload};
 use serde_json::json;
 
-use super::scenario::Rng;
+use super::scenario::{Rng, one_cpu_workload};
 use crate::support::cluster::ClusterBuilder;
 use crate::support::controller::{holds_quota, is_true, repo_path, start_controller};
 use crate::support::invariants::Checker;
@@ -131,11 +131,11 @@ async fn soak_many_workloads_through_many_queues() {
         // Create up to the live cap.
         while created < total && created - finished < live_cap {
             let q = rng.range(0, queues as u64 - 1);
-            let w = json!({"metadata": {"name": format!("w{created}")}, "spec": {"queueName": format!("lq-{q}"),
-                "podSets": [{"name": "main", "count": 1, "template": {"spec": {"restartPolicy": "Never",
-                "containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1"}}}]}}}]}});
             if api
-                .create(&Default::default(), &serde_json::from_value(w).unwrap())
+                .create(
+                    &Default::default(),
+                    &one_cpu_workload(&format!("w{created}"), &format!("lq-{q}")),
+                )
                 .await
                 .is_ok()
             {
