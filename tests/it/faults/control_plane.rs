@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use super::scenario::{self, Rng, Supervisor};
 use crate::support::invariants::{Checker, assert_every_job_ran_once};
 
-const JOBS: usize = 90;
+const JOBS: usize = 60;
 const STOPPED: Duration = Duration::from_secs(7);
 
 /// Submits Jobs `from..to`, one every ~150 ms, keeping the controller running.
