@@ -42,6 +42,7 @@ mod e2e_workloads;
 mod engine_admissibility;
 mod engine_fair_sharing;
 mod engine_flavors;
+mod engine_forecast;
 mod engine_oracle;
 mod engine_ordering;
 mod engine_preemption;

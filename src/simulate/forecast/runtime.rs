@@ -1,0 +1,75 @@
+//! Expected runtimes and where they come from.
+//!
+//! Invariants: a runtime always carries its source; a limit (a time after which the
+//! workload is stopped) is an upper bound, and when it is the only thing known the expected
+//! runtime is the limit (the forecast then says "at the latest"); `Unknown` has neither.
+
+use serde::Serialize;
+
+use crate::scheduler::model::Millis;
+
+/// Where a runtime comes from, best first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum RuntimeSource {
+    /// The Workload's `spec.maximumExecutionTimeSeconds`.
+    MaximumExecutionTime,
+    /// The Job's label `kueue.x-k8s.io/max-exec-time-seconds`.
+    MaxExecTimeLabel,
+    /// The Job's `spec.activeDeadlineSeconds`.
+    ActiveDeadline,
+    /// Finished Workloads of the same LocalQueue (and similar size): the median of
+    /// `Admitted` to `Finished`, with the p90 and the sample count.
+    #[serde(rename_all = "camelCase")]
+    History {
+        local_queue: String,
+        samples: usize,
+        median_ms: Millis,
+        p90_ms: Millis,
+        similar_size: bool,
+    },
+    /// Nothing known: the forecast assumes it runs past the horizon.
+    Unknown,
+}
+
+/// One workload's runtime as the forecast uses it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Runtime {
+    /// Expected time from admission to finish.
+    pub expected_ms: Option<Millis>,
+    /// The most it may run before it is stopped.
+    pub limit_ms: Option<Millis>,
+    pub source: RuntimeSource,
+}
+
+impl Runtime {
+    pub fn unknown() -> Self {
+        Self {
+            expected_ms: None,
+            limit_ms: None,
+            source: RuntimeSource::Unknown,
+        }
+    }
+
+    /// A limit only: expected to use all of it.
+    pub fn limit(source: RuntimeSource, limit_ms: Millis) -> Self {
+        Self {
+            expected_ms: Some(limit_ms),
+            limit_ms: Some(limit_ms),
+            source,
+        }
+    }
+
+    /// A typical runtime from history, with a limit if one is known too.
+    pub fn typical(expected_ms: Millis, limit_ms: Option<Millis>, source: RuntimeSource) -> Self {
+        Self {
+            expected_ms: Some(match limit_ms {
+                Some(l) => expected_ms.min(l),
+                None => expected_ms,
+            }),
+            limit_ms,
+            source,
+        }
+    }
+}
