@@ -60,10 +60,12 @@ fn bench(c: &mut Criterion) {
             .max()
             .unwrap_or(common::NOW);
         eprintln!(
-            "{label}: {} estimates, {admitted} with a time, last start +{} min, complete {}",
+            "{label}: {} estimates, {admitted} with a time, last start +{} min, complete {}, {} instants, {} cycles",
             f.estimates.len(),
             (last - common::NOW) / MIN,
-            f.complete
+            f.complete,
+            f.steps,
+            f.cycles
         );
         g.bench_function(label, |b| b.iter(|| forecast(&state, &rt, common::NOW)));
     }

@@ -119,7 +119,11 @@ fn limits_give_an_upper_bound_and_history_an_expectation_with_a_latest() {
     assert_eq!(p1.latest, Some(NOW + 45 * MIN));
     assert!(p1.is_upper_bound(), "only a limit is known: at the latest");
 
-    let mixed = Runtime::typical(20 * MIN, Some(60 * MIN), RuntimeSource::ActiveDeadline);
+    let mixed = Runtime::typical(
+        20 * MIN,
+        Some((60 * MIN, RuntimeSource::ActiveDeadline)),
+        history(20).source,
+    );
     let f = forecast(&s.state, &runtimes(&[("r1", mixed)]), NOW);
     let p1 = f.estimate(&key("ns/p1")).unwrap();
     assert_eq!(at(&f, "p1"), Some(20));

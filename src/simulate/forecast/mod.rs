@@ -16,6 +16,7 @@
 
 mod run;
 pub mod runtime;
+pub mod sources;
 
 use serde::Serialize;
 
@@ -99,6 +100,9 @@ pub struct Forecast {
     /// False when the run hit its safety limit or an oscillation (estimates not reached are
     /// then unknown).
     pub complete: bool,
+    /// Instants visited and scheduling cycles run, over both passes.
+    pub steps: usize,
+    pub cycles: u64,
 }
 
 impl Forecast {

@@ -20,7 +20,19 @@ pub fn forecast(
     now: Millis,
 ) -> Forecast {
     let expected = Pass::run(state, now, |k| runtimes.get(k).and_then(|r| r.expected_ms));
-    let latest = Pass::run(state, now, |k| runtimes.get(k).and_then(|r| r.limit_ms));
+    // With every runtime at its limit already, the second pass would be the first again.
+    let same = runtimes.values().all(|r| r.expected_ms == r.limit_ms)
+        && state
+            .workloads
+            .iter()
+            .all(|w| w.finished || runtimes.contains_key(&w.key()));
+    let second;
+    let latest = if same {
+        &expected
+    } else {
+        second = Pass::run(state, now, |k| runtimes.get(k).and_then(|r| r.limit_ms));
+        &second
+    };
     let roots = roots(state);
     let mut estimates = Vec::new();
     for w in &state.workloads {
@@ -71,6 +83,8 @@ pub fn forecast(
         estimates,
         running,
         complete: expected.complete,
+        steps: expected.steps + if same { 0 } else { latest.steps },
+        cycles: expected.cycles + if same { 0 } else { latest.cycles },
     }
 }
 
@@ -86,7 +100,10 @@ struct Admit {
 struct Pass {
     first: BTreeMap<WorkloadKey, Admit>,
     preempts: BTreeMap<WorkloadKey, BTreeSet<WorkloadKey>>,
-    last_pending: BTreeMap<WorkloadKey, (String, String)>,
+    /// The last pending reason of each workload pending at the start.
+    last_pending: BTreeMap<WorkloadKey, Option<(PendingReason, String)>>,
+    steps: usize,
+    cycles: u64,
     engine: Engine,
     /// Workloads holding quota at the end whose runtime is unknown, by ClusterQueue.
     endless: BTreeMap<String, Vec<WorkloadKey>>,
@@ -101,6 +118,7 @@ impl Pass {
     ) -> Pass {
         let roots = roots(state);
         let mut engine = Engine::new(state.clone());
+        engine.set_equivalent_decisions(false);
         // (end, key) -> ClusterQueue, and key -> end for cancelling on preemption.
         let mut finishes: BTreeMap<(Millis, WorkloadKey), String> = BTreeMap::new();
         let mut ends: BTreeMap<WorkloadKey, Millis> = BTreeMap::new();
@@ -134,7 +152,9 @@ impl Pass {
         let mut pass = Pass {
             first: BTreeMap::new(),
             preempts: BTreeMap::new(),
-            last_pending: BTreeMap::new(),
+            last_pending: pending.iter().map(|k| (k.clone(), None)).collect(),
+            steps: 0,
+            cycles: 0,
             engine: Engine::new(ClusterState::default()),
             endless: BTreeMap::new(),
             complete: true,
@@ -142,6 +162,7 @@ impl Pass {
         let limit = 1_000 + 4 * state.workloads.len();
         let mut t = now;
         for step in 0.. {
+            pass.steps = step + 1;
             if step > limit {
                 pass.complete = false;
                 break;
@@ -158,8 +179,10 @@ impl Pass {
                 finished.push((key, root_of(&roots, &cq)));
             }
             let report = run_to_fixpoint(&mut engine, t);
-            for (_, d) in &report.decisions {
-                match &d.decision {
+            let converged = report.converged;
+            pass.cycles += report.cycles;
+            for (_, d) in report.decisions {
+                match d.decision {
                     Decision::Admitted {
                         cluster_queue,
                         assignment,
@@ -176,7 +199,7 @@ impl Pass {
                         if !pending.contains(&d.workload) || pass.first.contains_key(&d.workload) {
                             continue;
                         }
-                        let root = root_of(&roots, cluster_queue);
+                        let root = root_of(&roots, &cluster_queue);
                         let mut flavors: Vec<String> = assignment
                             .pod_sets
                             .iter()
@@ -199,7 +222,7 @@ impl Pass {
                         );
                     }
                     Decision::Preempting { targets, .. } => {
-                        for target in targets {
+                        for target in &targets {
                             if let Some(end) = ends.remove(&target.workload) {
                                 finishes.remove(&(end, target.workload.clone()));
                             }
@@ -215,20 +238,32 @@ impl Pass {
                     Decision::Pending {
                         reason, message, ..
                     } => {
-                        pass.last_pending.insert(
-                            d.workload.clone(),
-                            (reason.as_str().to_string(), message.clone()),
-                        );
+                        if let Some(slot) = pass.last_pending.get_mut(&d.workload) {
+                            *slot = Some((reason, message));
+                        }
                     }
                 }
             }
-            if !report.converged {
+            if !converged {
                 pass.complete = false;
                 break;
             }
             match finishes.keys().next() {
                 Some((next, _)) => t = *next,
                 None => break,
+            }
+        }
+        // Every workload still pending gets its reason: once more at the last instant, with
+        // a decision for each (equivalents included), from the final state.
+        engine.set_equivalent_decisions(true);
+        engine.retry_all();
+        for (_, d) in run_to_fixpoint(&mut engine, t).decisions {
+            if let Decision::Pending {
+                reason, message, ..
+            } = d.decision
+                && let Some(slot) = pass.last_pending.get_mut(&d.workload)
+            {
+                *slot = Some((reason, message));
             }
         }
         for (key, cq) in endless {
@@ -257,10 +292,12 @@ impl Pass {
                 message: b.message,
             };
         }
-        let last = self.last_pending.get(key);
+        let last = self.last_pending.get(key).and_then(Option::as_ref);
         let waits = last.is_none_or(|(reason, _)| {
-            reason == PendingReason::WaitingForQuota.as_str()
-                || reason == PendingReason::WaitingForPreemptedWorkloads.as_str()
+            matches!(
+                reason,
+                PendingReason::WaitingForQuota | PendingReason::WaitingForPreemptedWorkloads
+            )
         });
         if let Some(cq) = cq.as_deref().filter(|_| waits) {
             let root = root_of(roots, cq);
@@ -276,7 +313,7 @@ impl Pass {
         }
         match last {
             Some((reason, message)) => Start::Never {
-                reason: reason.clone(),
+                reason: reason.as_str().to_string(),
                 message: message.clone(),
             },
             None => Start::Unknown {
