@@ -40,7 +40,11 @@ pub struct Runtime {
     pub expected_ms: Option<Millis>,
     /// The most it may run before it is stopped.
     pub limit_ms: Option<Millis>,
+    /// Where `expected_ms` comes from.
     pub source: RuntimeSource,
+    /// Where `limit_ms` comes from, when it is not `source` itself.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit_source: Option<RuntimeSource>,
 }
 
 impl Runtime {
@@ -49,6 +53,7 @@ impl Runtime {
             expected_ms: None,
             limit_ms: None,
             source: RuntimeSource::Unknown,
+            limit_source: None,
         }
     }
 
@@ -58,18 +63,23 @@ impl Runtime {
             expected_ms: Some(limit_ms),
             limit_ms: Some(limit_ms),
             source,
+            limit_source: None,
         }
     }
 
-    /// A typical runtime from history, with a limit if one is known too.
-    pub fn typical(expected_ms: Millis, limit_ms: Option<Millis>, source: RuntimeSource) -> Self {
+    /// A typical runtime (from history), with a limit and its source if one is known too;
+    /// never expected past its limit.
+    pub fn typical(
+        expected_ms: Millis,
+        limit: Option<(Millis, RuntimeSource)>,
+        source: RuntimeSource,
+    ) -> Self {
+        let (limit_ms, limit_source) = limit.unzip();
         Self {
-            expected_ms: Some(match limit_ms {
-                Some(l) => expected_ms.min(l),
-                None => expected_ms,
-            }),
+            expected_ms: Some(limit_ms.map_or(expected_ms, |l| expected_ms.min(l))),
             limit_ms,
             source,
+            limit_source,
         }
     }
 }
