@@ -22,12 +22,14 @@ async fn status_list_and_explain_show_the_estimated_start() {
     let s = suffix(&ns);
     let (rf, cq) = (format!("gpu-{s}"), format!("fc-{s}"));
     queues(cluster, &rf, &cq, None, 4, &ns, "team").await;
-    // run-1 holds all 4 GPUs and is stopped after an hour at the latest.
+    // run-1 holds all 4 GPUs and is stopped after an hour at the latest; the pending ones have
+    // its priority, so nothing is preempted (a higher one would start now, preempting it).
     let wl = json!({
         "apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "Workload",
         "metadata": {"name": "run-1", "namespace": &ns},
         "spec": {
             "queueName": "team",
+            "priority": 100,
             "maximumExecutionTimeSeconds": 3600,
             "podSets": [{"name": "main", "count": 1, "template": {"spec": {
                 "restartPolicy": "Never",
