@@ -108,4 +108,30 @@ async fn status_list_and_explain_show_the_estimated_start() {
         out.contains("not expected to start even once everything running now has finished"),
         "{out}"
     );
+
+    // submit --dry-run gives the same estimate for a Job before it exists: 2 GPUs, behind
+    // `next`; both fit once run-1 is gone.
+    let out = ok(
+        cluster,
+        &[
+            "submit",
+            "--image",
+            "trainer:1",
+            "--name",
+            "later",
+            "--gpus",
+            "2",
+            "-n",
+            &ns,
+            "--queue",
+            "team",
+            "--dry-run",
+        ],
+    );
+    assert!(out.contains("Estimated start"), "{out}");
+    assert!(
+        out.contains("expected to start in at most")
+            && out.contains(&format!("once {ns}/run-1 finish")),
+        "{out}"
+    );
 }
