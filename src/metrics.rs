@@ -96,6 +96,9 @@ pub enum MetricUpdate {
     Evicted {
         cluster_queue: String,
         reason: String,
+        /// Upstream's `underlying_cause` (a deactivation's cause, e.g.
+        /// `MaximumExecutionTimeExceeded`), "" without one.
+        underlying_cause: String,
         priority_class: String,
         first: bool,
     },
@@ -334,9 +337,16 @@ impl Metrics {
             MetricUpdate::Evicted {
                 cluster_queue,
                 reason,
+                underlying_cause,
                 priority_class,
                 first,
-            } => self.evicted(cluster_queue, reason, priority_class, *first),
+            } => self.evicted(
+                cluster_queue,
+                reason,
+                underlying_cause,
+                priority_class,
+                *first,
+            ),
             MetricUpdate::Preempted {
                 preempting_cluster_queue,
                 reason,
@@ -375,11 +385,18 @@ impl Metrics {
 
     /// A workload was evicted from `cluster_queue` (reason `Preempted`, ...); `first` when it
     /// is the workload's first eviction for this reason.
-    pub fn evicted(&self, cluster_queue: &str, reason: &str, priority_class: &str, first: bool) {
+    pub fn evicted(
+        &self,
+        cluster_queue: &str,
+        reason: &str,
+        underlying_cause: &str,
+        priority_class: &str,
+        first: bool,
+    ) {
         let labels = self.with_role(&[
             ("cluster_queue", cluster_queue),
             ("reason", reason),
-            ("underlying_cause", ""),
+            ("underlying_cause", underlying_cause),
             ("priority_class", priority_class),
         ]);
         self.evicted_workloads.get_or_create(&labels).inc();

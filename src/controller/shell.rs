@@ -100,6 +100,9 @@ impl Cache for Stores {
     fn runtime_classes(&self) -> Vec<Arc<k8s_openapi::api::node::v1::RuntimeClass>> {
         self.runtime_classes.state()
     }
+    fn pod_priority_classes(&self) -> Vec<Arc<k8s_openapi::api::scheduling::v1::PriorityClass>> {
+        self.pod_priority_classes.state()
+    }
 }
 
 /// What the model cares about in a failed write. An answer that does not say the write was
@@ -188,6 +191,10 @@ impl Executor {
             }),
             Action::PatchWorkload { key, object, patch } => self.spawn(async move {
                 let result = outcome(writer.patch_workload(&object, patch).await);
+                Some(Input::WorkloadPatched { key, result })
+            }),
+            Action::DeleteWorkload { key, object } => self.spawn(async move {
+                let result = outcome(writer.delete_workload(&object).await);
                 Some(Input::WorkloadPatched { key, result })
             }),
             Action::WriteJob { key, steps, event } => self.spawn(async move {

@@ -151,7 +151,8 @@ impl Writer {
     }
 
     /// Server-side applies the parts of a Workload's status the controller owns: conditions,
-    /// admission, resource requests, reclaimable pods and scheduling stats. A part left out
+    /// admission, resource requests, reclaimable pods, scheduling stats and the accumulated
+    /// execution time. A part left out
     /// (a cleared admission) is removed. `metadata.uid` guards against a recreated object.
     pub async fn apply_workload_status(
         &self,
@@ -166,6 +167,7 @@ impl Writer {
             resource_requests: status.resource_requests.clone(),
             reclaimable_pods: status.reclaimable_pods.clone(),
             scheduling_stats: status.scheduling_stats.clone(),
+            accumulated_past_execution_time_seconds: status.accumulated_past_execution_time_seconds,
             ..Default::default()
         };
         let body = json!({
@@ -216,6 +218,22 @@ impl Writer {
         let api: Api<Workload> = Api::namespaced(self.client.clone(), &ns);
         api.patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
             .await
+    }
+
+    /// Deletes a Workload, guarded by its UID and resourceVersion. Returns it as the
+    /// deletion left it (being deleted, held by its finalizers).
+    pub async fn delete_workload(&self, wl: &Workload) -> kube::Result<Workload> {
+        let _p = self.gate().await?;
+        let (ns, name) = ns_name(wl);
+        let api: Api<Workload> = Api::namespaced(self.client.clone(), &ns);
+        let dp = kube::api::DeleteParams {
+            preconditions: Some(kube::api::Preconditions {
+                uid: wl.metadata.uid.clone(),
+                resource_version: wl.metadata.resource_version.clone(),
+            }),
+            ..Default::default()
+        };
+        Ok(api.delete(&name, &dp).await?.left_or_else(|_| wl.clone()))
     }
 
     /// A Workload as the API server has it now (`None`: gone), past the watch cache: what an

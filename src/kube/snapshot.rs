@@ -7,6 +7,7 @@ use futures::StreamExt;
 use futures::stream::BoxStream;
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{Namespace, Node};
+use k8s_openapi::api::scheduling::v1::PriorityClass;
 use kube::api::{Api, ListParams};
 use kube::runtime::watcher;
 use kube::{Client, Resource};
@@ -90,6 +91,16 @@ pub async fn read_inventory(client: &Client) -> anyhow::Result<Inventory> {
         Ok(c) => c,
         Err(e) => {
             inv.warnings.push(format!("Cohort objects not read: {e:#}"));
+            Vec::new()
+        }
+    };
+    // A Job's pod template may name a PriorityClass; a user who may not list them sees
+    // those Jobs without a Workload.
+    inv.pod_priority_classes = match list::<PriorityClass>(client, &mut order, &all).await {
+        Ok(c) => c,
+        Err(e) => {
+            inv.warnings
+                .push(format!("PriorityClass objects not read: {e:#}"));
             Vec::new()
         }
     };

@@ -13,6 +13,7 @@ use futures::StreamExt;
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{LimitRange, Namespace, Node};
 use k8s_openapi::api::node::v1::RuntimeClass;
+use k8s_openapi::api::scheduling::v1::PriorityClass;
 use kube::api::{Api, ListParams};
 use kube::core::PartialObjectMeta;
 use kube::runtime::reflector::{self, ObjectRef, Store};
@@ -44,10 +45,12 @@ pub enum Kind {
     LimitRange,
     /// A RuntimeClass's overhead counts in a Workload's requests.
     RuntimeClass,
+    /// A Job's pod template may take its Workload's priority from one.
+    PriorityClass,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 11] = [
+    pub const ALL: [Kind; 12] = [
         Kind::ResourceFlavor,
         Kind::Cohort,
         Kind::ClusterQueue,
@@ -59,6 +62,7 @@ impl Kind {
         Kind::Node,
         Kind::LimitRange,
         Kind::RuntimeClass,
+        Kind::PriorityClass,
     ];
 
     /// Whether objects of this kind live in a namespace.
@@ -111,6 +115,7 @@ pub struct Stores {
     pub nodes: Store<PartialObjectMeta<Node>>,
     pub limit_ranges: Store<LimitRange>,
     pub runtime_classes: Store<RuntimeClass>,
+    pub pod_priority_classes: Store<PriorityClass>,
 }
 
 impl Stores {
@@ -158,6 +163,10 @@ impl Stores {
             .wait_until_ready()
             .await
             .map_err(|_| err("RuntimeClass"))?;
+        self.pod_priority_classes
+            .wait_until_ready()
+            .await
+            .map_err(|_| err("PriorityClass"))?;
         Ok(())
     }
 
@@ -250,7 +259,14 @@ pub async fn start(
         tx.clone(),
     );
     tasks.push(t);
-    let (runtime_classes, t) = spawn(Api::all(client.clone()), cfg(), Kind::RuntimeClass, tx);
+    let (runtime_classes, t) = spawn(
+        Api::all(client.clone()),
+        cfg(),
+        Kind::RuntimeClass,
+        tx.clone(),
+    );
+    tasks.push(t);
+    let (pod_priority_classes, t) = spawn(Api::all(client.clone()), cfg(), Kind::PriorityClass, tx);
     tasks.push(t);
     let stores = Stores {
         flavors,
@@ -264,6 +280,7 @@ pub async fn start(
         nodes,
         limit_ranges,
         runtime_classes,
+        pod_priority_classes,
     };
     (stores, tasks)
 }

@@ -715,11 +715,7 @@ pub fn convert(inv: &Inventory, opts: &ConvertOptions) -> Result<Converted, Inpu
             n.obj.metadata.labels.clone().unwrap_or_default(),
         );
     }
-    let priorities: BTreeMap<String, i32> = inv
-        .priority_classes
-        .iter()
-        .map(|p| (name_of(&p.obj.metadata), p.obj.value))
-        .collect();
+    let priorities = inv.priorities();
 
     // Workloads in input order; a Job contributes its Workload unless that is given too.
     let mut entries: Vec<(Workload, Origin, Option<String>)> = inv
@@ -738,9 +734,9 @@ pub fn convert(inv: &Inventory, opts: &ConvertOptions) -> Result<Converted, Inpu
         let key = ns_name(&job.obj.metadata);
         match workload_for_job(&job.obj, &priorities) {
             Ok(w) => entries.push((w, job.origin.clone(), Some(key))),
-            Err(JobProblem::PriorityClassNotFound(pc)) => {
-                out.rejected_jobs.push(rejected(&job.obj, &job.origin, &pc))
-            }
+            Err(problem) => out
+                .rejected_jobs
+                .push(rejected(&job.obj, &job.origin, &problem)),
         }
     }
     entries.sort_by_key(|(_, o, _)| o.order);
@@ -792,7 +788,7 @@ pub fn convert(inv: &Inventory, opts: &ConvertOptions) -> Result<Converted, Inpu
     Ok(out)
 }
 
-fn rejected(job: &Job, origin: &Origin, priority_class: &str) -> RejectedJob {
+fn rejected(job: &Job, origin: &Origin, problem: &JobProblem) -> RejectedJob {
     RejectedJob {
         job: format!(
             "{}/{}",
@@ -800,7 +796,7 @@ fn rejected(job: &Job, origin: &Origin, priority_class: &str) -> RejectedJob {
             job.metadata.name.as_deref().unwrap_or("")
         ),
         origin: origin.clone(),
-        reason: "WorkloadPriorityClassNotFound".to_string(),
-        message: format!("workloadPriorityClass \"{priority_class}\" not found"),
+        reason: problem.reason().to_string(),
+        message: problem.message(),
     }
 }

@@ -164,7 +164,8 @@ fn rbac(namespace: &str) -> Vec<Value> {
                 // The resource-in-use finalizer of ClusterQueues and ResourceFlavors.
                 rule(&["kueue.x-k8s.io"], &["resourceflavors", "clusterqueues"], &["patch"]),
                 rule(&["kueue.x-k8s.io"], &["clusterqueues/status", "localqueues/status"], &["get", "patch"]),
-                rule(&["kueue.x-k8s.io"], &["workloads"], &["get", "list", "watch", "create", "patch"]),
+                // delete: a Workload its Job no longer matches is recreated.
+                rule(&["kueue.x-k8s.io"], &["workloads"], &["get", "list", "watch", "create", "patch", "delete"]),
                 rule(&["kueue.x-k8s.io"], &["workloads/status"], &["get", "patch"]),
                 rule(&["batch"], &["jobs"], &["get", "list", "watch", "patch"]),
                 rule(&["batch"], &["jobs/status"], &["patch"]),
@@ -172,6 +173,8 @@ fn rbac(namespace: &str) -> Vec<Value> {
                 // LimitRange defaults and RuntimeClass overhead count in Workload requests.
                 rule(&[""], &["limitranges"], &read),
                 rule(&["node.k8s.io"], &["runtimeclasses"], &read),
+                // A Job's pod template may take its Workload's priority from a PriorityClass.
+                rule(&["scheduling.k8s.io"], &["priorityclasses"], &read),
                 rule(&["events.k8s.io"], &["events"], &["create", "patch"]),
                 // To refuse to start while upstream Kueue's controller runs: that one
                 // Deployment only, by name (a list with a `metadata.name` field selector is
@@ -383,7 +386,12 @@ mod tests {
                 .iter()
                 .map(|v| v.as_str().unwrap())
                 .collect();
-            assert!(!verbs.contains(&"*") && !verbs.contains(&"delete"), "{r}");
+            // Deleting is for Workloads only (one its Job no longer matches is recreated, as
+            // upstream does).
+            assert!(
+                !verbs.contains(&"*") && (!verbs.contains(&"delete") || resources == ["workloads"]),
+                "{r}"
+            );
         }
     }
 

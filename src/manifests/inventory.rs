@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{LimitRange, Namespace, Node};
 use k8s_openapi::api::node::v1::RuntimeClass;
+use k8s_openapi::api::scheduling::v1::PriorityClass;
 
 use super::documents::Document;
 use super::error::{InputError, Origin};
@@ -31,6 +32,8 @@ pub struct Inventory {
     pub cluster_queues: Vec<Sourced<ClusterQueue>>,
     pub local_queues: Vec<Sourced<LocalQueue>>,
     pub priority_classes: Vec<Sourced<WorkloadPriorityClass>>,
+    /// scheduling.k8s.io PriorityClasses: a Job's pod template may name one.
+    pub pod_priority_classes: Vec<Sourced<PriorityClass>>,
     pub workloads: Vec<Sourced<Workload>>,
     pub jobs: Vec<Sourced<Job>>,
     pub namespaces: Vec<Sourced<Namespace>>,
@@ -73,6 +76,14 @@ fn describe(value: &serde_json::Value) -> (String, String) {
 }
 
 impl Inventory {
+    /// The priority classes a Job's Workload priority comes from.
+    pub fn priorities(&self) -> crate::manifests::priority::Priorities {
+        crate::manifests::priority::Priorities::new(
+            self.priority_classes.iter().map(|p| &p.obj),
+            self.pod_priority_classes.iter().map(|p| &p.obj),
+        )
+    }
+
     /// Adds the Workloads and Jobs of `added` (read from other documents), as `simulate
     /// --add` does.
     pub fn add_workloads_and_jobs(&mut self, added: Inventory) {
@@ -153,6 +164,12 @@ impl Inventory {
                     obj: typed(&doc, &id)?,
                     origin,
                 }),
+                ("scheduling.k8s.io/v1", "PriorityClass") => {
+                    inv.pod_priority_classes.push(Sourced {
+                        obj: typed(&doc, &id)?,
+                        origin,
+                    })
+                }
                 (_, "Configuration") if let Some(version) = config_version => {
                     if let Some(previous) = &inv.config {
                         return Err(InputError::new(

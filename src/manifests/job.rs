@@ -1,7 +1,7 @@
 //! batch/v1 Jobs turned into Workloads the way upstream's Job integration builds them:
 //! name `job-<name>-<hash>`, one podSet `main` from the pod template, count
-//! `min(parallelism, completions)`, owner reference, job-uid label, and priority from the
-//! `kueue.x-k8s.io/priority-class` label. And Jobs made ready for Kueue, as `submit` sends
+//! `min(parallelism, completions)`, owner reference, job-uid label, and priority as
+//! [`Priorities::resolve`] says (WorkloadPriorityClass label, pod PriorityClass, default). And Jobs made ready for Kueue, as `submit` sends
 //! them: read from files or built from flags ([`JobFlags`]), then [`prepare_job`]: the queue
 //! label, `suspend: true`, limits of extended resources filled from their requests.
 
@@ -13,15 +13,19 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
 use sha1::{Digest, Sha1};
 
-use crate::api::{
-    PRIORITY_CLASS_LABEL, PodSet, PriorityClassSource, QUEUE_NAME_LABEL, Workload, WorkloadSpec,
-};
+use crate::api::{PRIORITY_CLASS_LABEL, PodSet, QUEUE_NAME_LABEL, Workload, WorkloadSpec};
 use crate::manifests::key::namespace_of;
+use crate::manifests::priority::Priorities;
 
 /// Label carrying the owning Job's UID on its Workload.
 pub const JOB_UID_LABEL: &str = "kueue.x-k8s.io/job-uid";
 /// Annotation enabling partial admission down to this parallelism.
 pub const MIN_PARALLELISM_ANNOTATION: &str = "kueue.x-k8s.io/job-min-parallelism";
+/// Annotation making a partially admitted Job's completions follow its parallelism.
+pub const COMPLETIONS_EQUAL_PARALLELISM_ANNOTATION: &str =
+    "kueue.x-k8s.io/job-completions-equal-parallelism";
+/// Label giving a Job's Workload its `spec.maximumExecutionTimeSeconds`.
+pub const MAX_EXEC_TIME_LABEL: &str = "kueue.x-k8s.io/max-exec-time-seconds";
 /// Finalizer upstream puts on Workloads that hold quota.
 pub const RESOURCE_IN_USE_FINALIZER: &str = "kueue.x-k8s.io/resource-in-use";
 
@@ -45,13 +49,34 @@ pub fn workload_name_for_job(job_name: &str, job_uid: &str) -> String {
 pub enum JobProblem {
     /// The priority-class label names a WorkloadPriorityClass that does not exist.
     PriorityClassNotFound(String),
+    /// The pod template's `priorityClassName` names a PriorityClass that does not exist.
+    PodPriorityClassNotFound(String),
 }
 
-/// The Workload upstream would create for `job`, given the WorkloadPriorityClasses by name.
-pub fn workload_for_job(
-    job: &Job,
-    priority_classes: &BTreeMap<String, i32>,
-) -> Result<Workload, JobProblem> {
+impl JobProblem {
+    /// The reason (simulate's rejected Job, the controller's Warning event).
+    pub fn reason(&self) -> &'static str {
+        match self {
+            JobProblem::PriorityClassNotFound(_) => "WorkloadPriorityClassNotFound",
+            JobProblem::PodPriorityClassNotFound(_) => "PriorityClassNotFound",
+        }
+    }
+
+    /// The message: the API server's NotFound for the class upstream's lookup fails on.
+    pub fn message(&self) -> String {
+        match self {
+            JobProblem::PriorityClassNotFound(pc) => {
+                format!("workloadPriorityClass \"{pc}\" not found")
+            }
+            JobProblem::PodPriorityClassNotFound(pc) => {
+                format!("priorityclasses.scheduling.k8s.io \"{pc}\" not found")
+            }
+        }
+    }
+}
+
+/// The Workload upstream would create for `job`, given the priority classes.
+pub fn workload_for_job(job: &Job, priorities: &Priorities) -> Result<Workload, JobProblem> {
     let meta = &job.metadata;
     let name = meta.name.clone().unwrap_or_default();
     let uid = meta.uid.clone().unwrap_or_default();
@@ -74,20 +99,7 @@ pub fn workload_for_job(
         .as_ref()
         .and_then(|a| a.get(MIN_PARALLELISM_ANNOTATION))
         .and_then(|v| v.parse::<i32>().ok());
-    let (priority_class_name, priority, priority_class_source) =
-        match labels.get(PRIORITY_CLASS_LABEL) {
-            Some(pc) => {
-                let value = *priority_classes
-                    .get(pc)
-                    .ok_or_else(|| JobProblem::PriorityClassNotFound(pc.clone()))?;
-                (
-                    Some(pc.clone()),
-                    Some(value),
-                    PriorityClassSource::WorkloadPriorityClass,
-                )
-            }
-            None => (None, None, PriorityClassSource::Unset),
-        };
+    let priority = priorities.resolve(job)?;
     let mut wl_labels = BTreeMap::new();
     if !uid.is_empty() {
         wl_labels.insert(JOB_UID_LABEL.to_string(), uid.clone());
@@ -111,12 +123,12 @@ pub fn workload_for_job(
     let spec = WorkloadSpec {
         pod_sets: vec![pod_set],
         queue_name: labels.get(QUEUE_NAME_LABEL).cloned(),
-        priority_class_name,
-        priority,
-        priority_class_source,
+        priority_class_name: priority.class_name,
+        priority: Some(priority.value),
+        priority_class_source: priority.source,
         active: true,
         maximum_execution_time_seconds: labels
-            .get("kueue.x-k8s.io/max-exec-time-seconds")
+            .get(MAX_EXEC_TIME_LABEL)
             .and_then(|v| v.parse().ok()),
     };
     Ok(Workload {
@@ -510,7 +522,7 @@ mod tests {
             "metadata: {name: j, namespace: ns, labels: {kueue.x-k8s.io/queue-name: q}}\nspec:\n  parallelism: 4\n  completions: 2\n  template: {spec: {containers: [{name: c}]}}\n",
         )
         .unwrap();
-        let wl = workload_for_job(&job, &BTreeMap::new()).unwrap();
+        let wl = workload_for_job(&job, &Priorities::default()).unwrap();
         assert_eq!(wl.spec.pod_sets[0].count, 2);
         assert_eq!(wl.spec.queue_name.as_deref(), Some("q"));
     }
@@ -522,7 +534,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            workload_for_job(&job, &BTreeMap::new()),
+            workload_for_job(&job, &Priorities::default()),
             Err(JobProblem::PriorityClassNotFound("gold".into()))
         );
     }

@@ -17,6 +17,7 @@ pub mod job;
 pub mod key;
 mod kueue_documents;
 pub mod pod;
+pub mod priority;
 pub mod requests;
 pub mod setup;
 pub mod sources;
@@ -57,6 +58,7 @@ pub fn load_configuration(
         + inv.cluster_queues.len()
         + inv.local_queues.len()
         + inv.priority_classes.len()
+        + inv.pod_priority_classes.len()
         + inv.workloads.len()
         + inv.jobs.len()
         + inv.namespaces.len()

@@ -29,13 +29,27 @@ pub const LOCAL_QUEUE_STOPPED_MESSAGE: &str = "The LocalQueue is stopped";
 pub struct Eviction {
     /// `Deactivated`, `ClusterQueueStopped` or `LocalQueueStopped`.
     pub reason: &'static str,
-    pub message: &'static str,
+    pub message: String,
+    /// Upstream's underlying cause: a deactivation's `DeactivationTarget` reason (e.g.
+    /// `MaximumExecutionTimeExceeded`), else empty.
+    pub cause: String,
     /// The Workload's status with the eviction recorded.
     pub status: WorkloadStatus,
     /// The Workload's first eviction for this reason (`evicted_workloads_once_total`).
     pub first: bool,
     /// The ClusterQueue holding the reservation, when there is one.
     pub cluster_queue: Option<String>,
+}
+
+impl Eviction {
+    /// The Event's reason: `EvictedDueTo<reason>`, with `DueTo<cause>` after a cause.
+    pub fn event_reason(&self) -> String {
+        if self.cause.is_empty() {
+            format!("EvictedDueTo{}", self.reason)
+        } else {
+            format!("EvictedDueTo{}DueTo{}", self.reason, self.cause)
+        }
+    }
 }
 
 /// Back to the queue after an eviction that turned `Requeued` off.
@@ -105,10 +119,22 @@ pub fn queue_transition(
     };
     if let Some((reason, message)) = eviction {
         let mut status = st;
-        let first = status::evict_for(&mut status, reason, message, now);
+        // A deactivation asked for by the workload controller (the maximum execution time)
+        // says why, and the mark goes.
+        let (cause, message) = match super::max_exec::deactivation_target(wl) {
+            Some((cause, why)) if reason == condition::DEACTIVATED => {
+                status
+                    .conditions
+                    .retain(|c| c.type_ != condition::DEACTIVATION_TARGET);
+                (cause, format!("{message} due to {why}"))
+            }
+            _ => (String::new(), message.to_string()),
+        };
+        let first = status::evict_with_cause(&mut status, reason, &cause, &message, now);
         return Some(QueueTransition::Evict(Eviction {
             reason,
             message,
+            cause,
             status,
             first,
             cluster_queue: reserved_cq,
@@ -249,7 +275,10 @@ mod tests {
         let Some(QueueTransition::Evict(e)) = run(&w, &q) else {
             panic!("expected an eviction");
         };
-        assert_eq!((e.reason, e.message), ("Deactivated", DEACTIVATED_MESSAGE));
+        assert_eq!(
+            (e.reason, e.message.as_str()),
+            ("Deactivated", DEACTIVATED_MESSAGE)
+        );
         assert_eq!(e.cluster_queue.as_deref(), Some("cq"));
         assert!(e.first);
         assert!(e.status.condition_is_true(condition::EVICTED));

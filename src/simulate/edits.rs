@@ -367,11 +367,7 @@ pub fn remove(inv: &mut Inventory, targets: &[String]) -> Result<(), EditError> 
 /// Replaces queue-labelled Jobs by the Workloads they stand for (named `job-<name>-<hash>`),
 /// so edits can address every workload by its Workload name.
 pub fn materialize_jobs(inv: &mut Inventory) {
-    let priorities: std::collections::BTreeMap<String, i32> = inv
-        .priority_classes
-        .iter()
-        .map(|p| (p.obj.metadata.name.clone().unwrap_or_default(), p.obj.value))
-        .collect();
+    let priorities = inv.priorities();
     let jobs = std::mem::take(&mut inv.jobs);
     for job in jobs {
         if inv

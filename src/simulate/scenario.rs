@@ -1,6 +1,6 @@
 //! A simulation from input objects: apply `--set` edits, convert, apply the workload
-//! controller's rules to the Workloads as read (deactivated or drained by a stopped queue:
-//! evicted; back in the queue once the queue runs again: requeued; evicted: the reservation
+//! controller's rules to the Workloads as read (past the maximum execution time: marked and
+//! deactivated; deactivated or drained by a stopped queue: evicted; back in the queue once the queue runs again: requeued; evicted: the reservation
 //! released at once, as there are no pods to wait for offline), run to a fixpoint, and keep
 //! everything needed to print the result.
 //!
@@ -11,7 +11,10 @@ use super::edits::{Edit, EditError};
 use super::result::output_list;
 use super::runner::{RunReport, run_to_fixpoint};
 use super::written::OutputVersion;
+use crate::integration::job::{Mismatch, mismatch};
+use crate::manifests::job::workload_belongs_to;
 use crate::manifests::{ConvertOptions, Converted, InputError, Inventory, convert};
+use crate::policy::max_exec::{self, MaxExecStep};
 use crate::policy::workload::{QueueTransition, queue_transition};
 use crate::scheduler::Engine;
 use crate::scheduler::model::{ClusterState, Millis};
@@ -55,6 +58,7 @@ impl Simulation {
         for e in edits {
             e.apply(&mut inventory).map_err(SimulateError::Edit)?;
         }
+        jobs_and_their_workloads(&mut inventory);
         let converted = convert(&inventory, opts).map_err(SimulateError::Input)?;
         // The workload controller's rules, level-triggered on the objects as read; when any
         // applies, the picture is read again from the changed objects.
@@ -95,11 +99,45 @@ impl Simulation {
     }
 }
 
+/// The job reconciler's rule for a Job given with its Workload: a Workload that no longer
+/// stands for its Job is replaced by the one the Job gets now (upstream deletes it and makes
+/// a new one; offline no pods hold its quota), or, before quota is reserved for a suspended
+/// Job, takes the Job's podSets.
+fn jobs_and_their_workloads(inventory: &mut Inventory) {
+    for job in &inventory.jobs {
+        let Some(i) = inventory
+            .workloads
+            .iter()
+            .position(|w| workload_belongs_to(&w.obj, &job.obj))
+        else {
+            continue;
+        };
+        match mismatch(&job.obj, &inventory.workloads[i].obj) {
+            None => {}
+            Some(Mismatch::Update(pod_sets)) => inventory.workloads[i].obj.spec.pod_sets = pod_sets,
+            Some(Mismatch::Recreate) => {
+                inventory.workloads.remove(i);
+            }
+        }
+    }
+}
+
 /// Applies the workload controller's transitions to every Workload object in `inventory`
 /// (`queues`: the picture converted from it). True when any Workload changed.
 fn workload_controller(inventory: &mut Inventory, queues: &ClusterState, now: Millis) -> bool {
     let mut changed = false;
     for w in &mut inventory.workloads {
+        // Past its maximum execution time: marked, then deactivated (the controller's two
+        // writes), and the deactivation below evicts it.
+        let before_exec = (w.obj.spec.active, w.obj.status.clone());
+        loop {
+            match max_exec::step(&w.obj, now) {
+                Some(MaxExecStep::Mark { status, .. }) => w.obj.status = Some(*status),
+                Some(MaxExecStep::Deactivate) => w.obj.spec.active = false,
+                Some(MaxExecStep::LookAgainAt(_)) | None => break,
+            }
+        }
+        changed |= before_exec != (w.obj.spec.active, w.obj.status.clone());
         let mut status = match queue_transition(&w.obj, queues, now) {
             Some(QueueTransition::Evict(e)) => e.status,
             Some(QueueTransition::Requeue(r)) => r.status,

@@ -19,6 +19,6 @@ pub use conditions::{
 pub use queues::{cluster_queue_with_status, local_queue_with_status};
 pub use view::WorkloadView;
 pub use workload::{
-    admission_to_api, admit, evict, evict_for, finish, not_admitted, pending, quantity,
-    queued_wait_seconds, release, requeue, resource_requests,
+    admission_to_api, admit, evict, evict_for, evict_with_cause, finish, not_admitted, pending,
+    quantity, queued_wait_seconds, release, requeue, resource_requests,
 };

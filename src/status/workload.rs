@@ -101,17 +101,17 @@ pub fn evict(
         &m,
         now,
     );
-    count_eviction(st, condition::EVICTED_BY_PREEMPTION)
+    count_eviction(st, condition::EVICTED_BY_PREEMPTION, "")
 }
 
-/// `schedulingStats.evictions` counts one more eviction for `reason`; true when it is the
-/// first (`evicted_workloads_once_total`).
-fn count_eviction(st: &mut WorkloadStatus, reason: &str) -> bool {
+/// `schedulingStats.evictions` counts one more eviction for `reason` and `cause`; true when
+/// it is the first (`evicted_workloads_once_total`).
+fn count_eviction(st: &mut WorkloadStatus, reason: &str, cause: &str) -> bool {
     let stats = st.scheduling_stats.get_or_insert_with(Default::default);
     match stats
         .evictions
         .iter_mut()
-        .find(|e| e.reason == reason && e.underlying_cause.is_empty())
+        .find(|e| e.reason == reason && e.underlying_cause == cause)
     {
         Some(e) => {
             e.count += 1;
@@ -120,7 +120,7 @@ fn count_eviction(st: &mut WorkloadStatus, reason: &str) -> bool {
         None => {
             stats.evictions.push(WorkloadSchedulingStatsEviction {
                 reason: reason.to_string(),
-                underlying_cause: String::new(),
+                underlying_cause: cause.to_string(),
                 count: 1,
             });
             true
@@ -132,15 +132,33 @@ fn count_eviction(st: &mut WorkloadStatus, reason: &str) -> bool {
 /// `LocalQueueStopped`): a reservation stays until the pods are gone. Returns whether it is
 /// the first eviction for this reason.
 pub fn evict_for(st: &mut WorkloadStatus, reason: &str, message: &str, now: Millis) -> bool {
+    evict_with_cause(st, reason, "", message, now)
+}
+
+/// [`evict_for`] with upstream's underlying cause: a `Deactivated` eviction with a cause
+/// (the `DeactivationTarget` reason, e.g. `MaximumExecutionTimeExceeded`) is written
+/// `Evicted` reason `DeactivatedDueTo<cause>` and counted as (`Deactivated`, cause).
+pub fn evict_with_cause(
+    st: &mut WorkloadStatus,
+    reason: &str,
+    cause: &str,
+    message: &str,
+    now: Millis,
+) -> bool {
+    let condition_reason = if reason == condition::DEACTIVATED && !cause.is_empty() {
+        format!("{reason}DueTo{cause}")
+    } else {
+        reason.to_string()
+    };
     set_condition(
         &mut st.conditions,
         condition::EVICTED,
         true,
-        reason,
-        message,
+        &condition_reason,
+        &msg(message),
         now,
     );
-    count_eviction(st, reason)
+    count_eviction(st, reason, cause)
 }
 
 /// May queue again after an eviction that turned `Requeued` off (reactivated, queue
@@ -237,6 +255,7 @@ pub fn release(st: &mut WorkloadStatus, now: Millis) {
         now,
     );
     st.admission = None;
+    accumulate_admitted_time(st, now);
     set_condition(
         &mut st.conditions,
         condition::ADMITTED,
@@ -245,6 +264,22 @@ pub fn release(st: &mut WorkloadStatus, now: Millis) {
         "The workload has no reservation",
         now,
     );
+}
+
+/// Upstream's `SyncAdmittedCondition` on `Admitted` turning False: the seconds since it
+/// turned True (whole, rounded down) are added to `accumulatedPastExexcutionTimeSeconds`,
+/// so a maximum execution time counts across re-admissions.
+fn accumulate_admitted_time(st: &mut WorkloadStatus, now: Millis) {
+    let Some(since) = st
+        .condition(condition::ADMITTED)
+        .filter(|c| c.status == "True")
+        .map(|c| c.last_transition_time.0.as_millisecond())
+    else {
+        return;
+    };
+    let seconds = i32::try_from(now.saturating_sub(since).max(0) / 1000).unwrap_or(i32::MAX);
+    let acc = st.accumulated_past_execution_time_seconds.get_or_insert(0);
+    *acc = acc.saturating_add(seconds);
 }
 
 /// The job finished (`Succeeded`/`Failed`, or `FailedToStart`).

@@ -407,11 +407,12 @@ spec:
     )
     .await;
     assert_eq!(w.spec.queue_name.as_deref(), Some("small"));
-    // Its pod template changed while it waits: the Workload follows (upstream's UpdatedWorkload).
+    // Its pod template changed while it waits, in a part upstream compares (tolerations; not
+    // the node selector): the Workload follows (upstream's UpdatedWorkload).
     let jobs = Api::<k8s_openapi::api::batch::v1::Job>::namespaced(client.clone(), &ns);
-    let select = Patch::Merge(
-        serde_json::json!({ "spec": { "template": { "spec": { "nodeSelector": { "disk": "ssd" } } } } }),
-    );
+    let select = Patch::Merge(serde_json::json!({ "spec": { "template": { "spec": {
+        "tolerations": [{ "key": "disk", "operator": "Exists", "effect": "NoSchedule" }]
+    } } } }));
     jobs.patch("train", &PatchParams::default(), &select)
         .await
         .unwrap();
@@ -421,13 +422,16 @@ spec:
         "the Workload's podSet updated",
         || async {
             let w = workloads(&client, &ns).await.into_iter().next()?;
-            let selector = w.spec.pod_sets[0]
+            let tolerations = w.spec.pod_sets[0]
                 .template
                 .spec
                 .as_ref()?
-                .node_selector
+                .tolerations
                 .clone()?;
-            (selector.get("disk").map(String::as_str) == Some("ssd")).then_some(())
+            tolerations
+                .iter()
+                .any(|t| t.key.as_deref() == Some("disk"))
+                .then_some(())
         },
     )
     .await;

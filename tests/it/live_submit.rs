@@ -321,7 +321,10 @@ async fn submit_wait_follows_the_workload_until_admitted() {
     );
     let wl = kubectl_kueue::manifests::job::workload_for_job(
         &job,
-        &[("production".to_string(), 1000)].into_iter().collect(),
+        &kubectl_kueue::manifests::priority::Priorities {
+            workload: [("production".to_string(), 1000)].into_iter().collect(),
+            ..Default::default()
+        },
     )
     .unwrap();
     let wl_name = wl.metadata.name.clone().unwrap();

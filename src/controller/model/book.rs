@@ -47,6 +47,8 @@ pub struct WlBook {
     pub reread_at: Option<Instant>,
     /// Its Job left the watch and was read from the API server (or is being read).
     pub job_read: bool,
+    /// Look at it again then (its maximum execution time runs out).
+    pub look_at: Option<Instant>,
 }
 
 impl WlBook {

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{LimitRange, Namespace};
 use k8s_openapi::api::node::v1::RuntimeClass;
+use k8s_openapi::api::scheduling::v1::PriorityClass;
 
 use crate::api::{
     ClusterQueue, Cohort, LocalQueue, ResourceFlavor, Workload, WorkloadPriorityClass,
@@ -36,6 +37,8 @@ pub trait Cache {
     fn node_labels(&self) -> Vec<BTreeMap<String, String>>;
     fn limit_ranges(&self) -> Vec<Arc<LimitRange>>;
     fn runtime_classes(&self) -> Vec<Arc<RuntimeClass>>;
+    /// scheduling.k8s.io PriorityClasses.
+    fn pod_priority_classes(&self) -> Vec<Arc<PriorityClass>>;
 }
 
 /// A cache held in memory, filled by hand: the model's tests use it in place of the watches.
@@ -52,6 +55,7 @@ pub struct MemoryCache {
     pub nodes: Vec<BTreeMap<String, String>>,
     pub limit_ranges: Vec<Arc<LimitRange>>,
     pub runtime_classes: Vec<Arc<RuntimeClass>>,
+    pub pod_priority_classes: Vec<Arc<PriorityClass>>,
 }
 
 fn name_of(meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> String {
@@ -142,5 +146,8 @@ impl Cache for MemoryCache {
     }
     fn runtime_classes(&self) -> Vec<Arc<RuntimeClass>> {
         self.runtime_classes.clone()
+    }
+    fn pod_priority_classes(&self) -> Vec<Arc<PriorityClass>> {
+        self.pod_priority_classes.clone()
     }
 }

@@ -12,7 +12,8 @@ use kube_core::Resource;
 use crate::api::Workload;
 use crate::integration::job::{self as jobs, JobAction, JobStep};
 use crate::manifests::ObjectKey;
-use crate::manifests::job::{JobProblem, workload_for_job};
+use crate::manifests::job::workload_for_job;
+use crate::manifests::priority::Priorities;
 use crate::scheduler::key::WorkloadKey;
 
 use super::Ctx;
@@ -135,6 +136,14 @@ impl Ctx<'_> {
                     serde_json::json!({ "spec": { "podSets": pod_sets } }),
                 );
             }
+            JobAction::DeleteWorkload => {
+                tracing::info!(
+                    job = %key,
+                    workload = %wl_key,
+                    "job no longer matches its workload, deleting it"
+                );
+                self.delete_workload(&wl_key, job.object_ref(&()));
+            }
             JobAction::ChangeQueue(queue) => {
                 tracing::info!(
                     job = %key,
@@ -151,23 +160,21 @@ impl Ctx<'_> {
     }
 
     fn create_workload(&mut self, key: &ObjectKey, job: &Arc<Job>) {
-        let priorities: BTreeMap<String, i32> = self
-            .cache
-            .priority_classes()
-            .iter()
-            .map(|p| (p.metadata.name.clone().unwrap_or_default(), p.value))
-            .collect();
+        let priorities = Priorities::new(
+            self.cache.priority_classes().iter().map(|p| &**p),
+            self.cache.pod_priority_classes().iter().map(|p| &**p),
+        );
         let workload = match workload_for_job(job, &priorities) {
             Ok(w) => w,
-            Err(JobProblem::PriorityClassNotFound(pc)) => {
-                let message = format!("workloadPriorityClass \"{pc}\" not found");
+            Err(problem) => {
+                let message = problem.message();
                 let book = self.job_book(key);
                 if book.reported.as_deref() != Some(message.as_str()) {
                     book.reported = Some(message.clone());
                     tracing::warn!(job = %key, message, "cannot create the job's Workload");
                     self.event(
                         job.object_ref(&()),
-                        EventText::warning("WorkloadPriorityClassNotFound", message),
+                        EventText::warning(problem.reason(), message),
                     );
                 }
                 return;

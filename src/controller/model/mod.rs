@@ -28,6 +28,7 @@ pub mod events;
 pub mod finalizers;
 pub mod jobs;
 pub mod last_valid;
+mod max_exec;
 pub mod plan;
 pub mod queues;
 pub mod scheduling;
@@ -316,7 +317,7 @@ impl Ctx<'_> {
                 let known: Vec<ObjectKey> = self.m.jobs.keys().cloned().collect();
                 self.m.dirty_jobs.extend(known);
             }
-            (Kind::WorkloadPriorityClass, _) => {
+            (Kind::WorkloadPriorityClass | Kind::PriorityClass, _) => {
                 // Jobs refused for a missing class may go now.
                 let waiting: Vec<ObjectKey> = self
                     .m
@@ -384,5 +385,6 @@ impl Ctx<'_> {
             self.job_book(&k).retry_at = None;
             self.m.dirty_jobs.insert(k);
         }
+        self.due_looks();
     }
 }

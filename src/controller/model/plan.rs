@@ -224,6 +224,12 @@ pub enum Action {
         object: Arc<Workload>,
         patch: Value,
     },
+    /// Delete the Workload, guarded by `object`'s UID and resourceVersion; answered by
+    /// [`Input::WorkloadPatched`] (the object as the deletion left it).
+    DeleteWorkload {
+        key: WorkloadKey,
+        object: Arc<Workload>,
+    },
     /// Job writes in order; `event` is published once the first one succeeded.
     WriteJob {
         key: ObjectKey,

@@ -206,6 +206,7 @@ impl Ctx<'_> {
             Effect::Metric(MetricUpdate::Evicted {
                 cluster_queue: t.cluster_queue.clone(),
                 reason: "Preempted".to_string(),
+                underlying_cause: String::new(),
                 priority_class,
                 first,
             }),

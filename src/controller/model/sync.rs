@@ -42,6 +42,16 @@ impl Ctx<'_> {
                 self.m.queues_dirty = true;
             }
             self.m.wls.remove(key);
+            // Its Job gets a look: a Job whose Workload was deleted (no longer matching
+            // it) gets a new one.
+            let jobs: Vec<_> = self
+                .m
+                .owned
+                .iter()
+                .filter(|(_, w)| *w == key)
+                .map(|(j, _)| j.clone())
+                .collect();
+            self.m.dirty_jobs.extend(jobs);
             self.m.owned.retain(|_, w| w != key);
             return;
         };
@@ -146,18 +156,22 @@ impl Ctx<'_> {
             .workload(key)
             .and_then(|w| w.admission.clone());
         policy::hold_while_deactivated(obj, m, engine_admission.as_ref());
+        if self.max_execution_time(key, obj) {
+            return;
+        }
         match policy::queue_transition(obj, &self.m.base, self.now.wall) {
             None => {}
             Some(QueueTransition::Evict(e)) => {
                 tracing::info!(workload = %key, reason = e.reason, "evicting");
                 let mut effects = vec![Effect::Event(EventText::normal(
-                    format!("EvictedDueTo{}", e.reason),
-                    e.message,
+                    e.event_reason(),
+                    e.message.clone(),
                 ))];
                 if let Some(cluster_queue) = e.cluster_queue {
                     effects.push(Effect::Metric(MetricUpdate::Evicted {
                         cluster_queue,
                         reason: e.reason.to_string(),
+                        underlying_cause: e.cause.clone(),
                         priority_class: obj.spec.priority_class_name.clone().unwrap_or_default(),
                         first: e.first,
                     }));

@@ -18,7 +18,7 @@ use crate::metrics::MetricUpdate;
 use crate::scheduler::key::WorkloadKey;
 use crate::status;
 
-use super::plan::{Action, Effect, StatusWrite, WriteError, WriteResult};
+use super::plan::{Action, Effect, EventText, StatusWrite, WriteError, WriteResult};
 use super::{Ctx, owner_job};
 
 /// Backoff after a failed write: 1 s doubling to 30 s.
@@ -273,6 +273,37 @@ impl Ctx<'_> {
             key: key.clone(),
             object,
             patch,
+        });
+    }
+
+    /// Deletes a Workload (guarded by its UID and resourceVersion), with upstream's
+    /// `DeletedWorkload` event on its Job.
+    pub(super) fn delete_workload(
+        &mut self,
+        key: &WorkloadKey,
+        job: k8s_openapi::api::core::v1::ObjectReference,
+    ) {
+        let Some(object) = self.latest_workload(key) else {
+            return;
+        };
+        if object.metadata.deletion_timestamp.is_some() {
+            return;
+        }
+        let book = self.book(key);
+        if book.writing() {
+            return;
+        }
+        book.busy = true;
+        self.event(
+            job,
+            EventText::normal(
+                "DeletedWorkload",
+                format!("Deleted not matching Workload: {key}"),
+            ),
+        );
+        self.act(Action::DeleteWorkload {
+            key: key.clone(),
+            object,
         });
     }
 

@@ -8,6 +8,7 @@
 //! says what to do next; the controller loop performs it and calls `decide` again when
 //! anything changes, so each step is idempotent.
 
+mod equivalence;
 mod template;
 
 use std::collections::BTreeMap;
@@ -21,6 +22,7 @@ use crate::manifests::key::namespace_of;
 use crate::scheduler::key::WorkloadKey;
 use crate::scheduler::labels::LabelSelector;
 pub use crate::status::WorkloadView;
+pub use equivalence::equivalent;
 use template::suspend_only;
 pub use template::{restore_patch, start_patch, stop};
 
@@ -39,6 +41,9 @@ const MANAGED_LABELS: [&str; 4] = [
 /// Stop messages and reasons upstream uses.
 pub const NOT_ADMITTED: &str = "Not admitted by cluster queue";
 pub const WORKLOAD_DELETED: &str = "Workload is deleted";
+/// Upstream's stop message when the Job no longer matches its Workload.
+pub const NO_MATCHING_WORKLOAD: &str =
+    "No matching Workload; restoring pod templates according to existent Workload";
 pub const FAILED_TO_START: &str = "FailedToStart";
 /// Our `Finished` reason (and Event reason) for the Workload of a Job whose queue-name label
 /// was removed while it was suspended (upstream ignores such a Job and leaves its Workload
@@ -149,20 +154,36 @@ pub enum JobAction {
     /// The suspended, unadmitted Job's pods changed (parallelism, template): the Workload's
     /// podSets follow (event `UpdatedWorkload`).
     UpdatePodSets(Vec<crate::api::PodSet>),
+    /// The Job no longer matches its Workload, which holds quota (admitted, or the Job runs):
+    /// delete it (event `DeletedWorkload`); the Job, stopped, gets a new one.
+    DeleteWorkload,
+}
+
+/// What a Job that no longer matches its Workload gets.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Mismatch {
+    /// Suspended, no quota reserved: the Workload's podSets become these.
+    Update(Vec<crate::api::PodSet>),
+    /// The Workload goes (the Job, stopped, gets a new one).
+    Recreate,
+}
+
+/// Upstream's ensureOneWorkload for one Job and its Workload: nothing when they match.
+pub fn mismatch(job: &Job, wl: &Workload) -> Option<Mismatch> {
+    if equivalent(job, wl) {
+        return None;
+    }
+    if is_suspended(job) && !WorkloadView::of(wl).has_reservation {
+        let want = job_pod_sets(job);
+        return (!want.is_empty() && want != wl.spec.pod_sets).then_some(Mismatch::Update(want));
+    }
+    Some(Mismatch::Recreate)
 }
 
 /// The podSets the Job asks for now (as its Workload would be built).
 pub fn job_pod_sets(job: &Job) -> Vec<crate::api::PodSet> {
     // The priority does not matter here; any class name resolves.
-    let mut classes = BTreeMap::new();
-    if let Some(pc) = job
-        .metadata
-        .labels
-        .as_ref()
-        .and_then(|l| l.get(crate::api::PRIORITY_CLASS_LABEL))
-    {
-        classes.insert(pc.clone(), 0);
-    }
+    let classes = crate::manifests::priority::Priorities::any_class(job);
     crate::manifests::job::workload_for_job(job, &classes)
         .map(|w| w.spec.pod_sets)
         .unwrap_or_default()
@@ -264,6 +285,22 @@ pub fn decide(
             JobAction::Nothing
         };
     };
+    // Upstream's ensureOneWorkload: a Job that no longer matches its Workload (pods changed
+    // after admission) is stopped, and the Workload deleted so a new one is made; before
+    // any quota is reserved for a suspended Job, the Workload is updated in place.
+    match mismatch(job, w) {
+        None => {}
+        Some(Mismatch::Update(pod_sets)) => return JobAction::UpdatePodSets(pod_sets),
+        Some(Mismatch::Recreate) => {
+            if !is_suspended(job) {
+                let stop = stop(job, w, NO_MATCHING_WORKLOAD);
+                if stop != JobAction::Nothing {
+                    return stop;
+                }
+            }
+            return JobAction::DeleteWorkload;
+        }
+    }
     if let Some(message) = &v.evicted {
         let stop = stop(job, w, message);
         if stop != JobAction::Nothing {
@@ -294,12 +331,6 @@ pub fn decide(
             queue.filter(|q| !v.has_reservation && w.spec.queue_name.as_ref() != Some(*q))
         {
             return JobAction::ChangeQueue(q.clone());
-        }
-        if !v.has_reservation {
-            let want = job_pod_sets(job);
-            if !want.is_empty() && want != w.spec.pod_sets {
-                return JobAction::UpdatePodSets(want);
-            }
         }
         return JobAction::Nothing;
     }

@@ -1,7 +1,9 @@
 //! The writes that change a Job's pod template: upstream's `startJob` (the flavors' node
 //! labels and tolerations injected, the podset label set, unsuspended) and `Job.Stop`
 //! (suspended, `startTime` cleared, the template restored from the Workload once no pod is
-//! active), as JSON merge patches guarded by the Job's resourceVersion.
+//! active), as JSON merge patches guarded by the Job's resourceVersion. Under partial
+//! admission (`kueue.x-k8s.io/job-min-parallelism`) the start sets the parallelism to the
+//! admitted count and the restore puts back the count asked for.
 //!
 //! Invariants: a restore keeps the labels the Job controller owns ([`MANAGED_LABELS`]); a
 //! node-selector key the Job already sets to another value is an error, never overwritten.
@@ -14,6 +16,7 @@ use serde_json::{Map, Value, json};
 
 use super::{JobAction, JobStep, MANAGED_LABELS, POD_SET_LABEL, STOPPING_ANNOTATION};
 use crate::api::{ResourceFlavor, Workload};
+use crate::manifests::job::{COMPLETIONS_EQUAL_PARALLELISM_ANNOTATION, MIN_PARALLELISM_ANNOTATION};
 
 fn rv(job: &Job) -> Value {
     json!(job.metadata.resource_version)
@@ -142,10 +145,49 @@ fn tolerations(t: &PodTemplateSpec) -> Vec<Toleration> {
         .unwrap_or_default()
 }
 
+/// Partial admission: the Job's `kueue.x-k8s.io/job-min-parallelism` annotation, and whether
+/// `kueue.x-k8s.io/job-completions-equal-parallelism` asks completions to follow.
+fn partial_admission(job: &Job) -> Option<bool> {
+    let a = job.metadata.annotations.as_ref()?;
+    a.get(MIN_PARALLELISM_ANNOTATION)?.parse::<i32>().ok()?;
+    Some(
+        a.get(COMPLETIONS_EQUAL_PARALLELISM_ANNOTATION)
+            .is_some_and(|v| parse_go_bool(v) == Some(true)),
+    )
+}
+
+/// Go's `strconv.ParseBool`.
+fn parse_go_bool(v: &str) -> Option<bool> {
+    match v {
+        "1" | "t" | "T" | "TRUE" | "true" | "True" => Some(true),
+        "0" | "f" | "F" | "FALSE" | "false" | "False" => Some(false),
+        _ => None,
+    }
+}
+
+/// Upstream's parallelism (and, when asked, completions) of a partially admissible Job set
+/// to `count`; nothing for other Jobs or when it is already so.
+fn parallelism_patch(job: &Job, count: i32, spec: &mut Map<String, Value>) {
+    let Some(sync_completions) = partial_admission(job) else {
+        return;
+    };
+    let current = job.spec.as_ref().and_then(|s| s.parallelism).unwrap_or(1);
+    if current == count {
+        return;
+    }
+    spec.insert("parallelism".into(), json!(count));
+    if sync_completions {
+        spec.insert("completions".into(), json!(count));
+    }
+}
+
 /// The patch that puts back the Workload's original template (node selector, tolerations,
-/// labels and annotations), keeping the labels the Job controller owns. None when equal.
+/// labels and annotations), keeping the labels the Job controller owns, and, after a partial
+/// admission, the parallelism asked for. None when equal.
 pub fn restore_patch(job: &Job, wl: &Workload) -> Option<Value> {
     let original = wl.spec.pod_sets.first()?.template.clone();
+    let mut job_spec = Map::new();
+    parallelism_patch(job, wl.spec.pod_sets.first()?.count, &mut job_spec);
     let current = template(job);
     let mut want_labels = labels(&original);
     for k in MANAGED_LABELS {
@@ -167,7 +209,7 @@ pub fn restore_patch(job: &Job, wl: &Workload) -> Option<Value> {
     if tolerations(&current) != tolerations(&original) {
         spec.insert("tolerations".into(), json!(tolerations(&original)));
     }
-    if meta.is_empty() && spec.is_empty() {
+    if meta.is_empty() && spec.is_empty() && job_spec.is_empty() {
         return None;
     }
     let mut tpl = Map::new();
@@ -177,7 +219,10 @@ pub fn restore_patch(job: &Job, wl: &Workload) -> Option<Value> {
     if !spec.is_empty() {
         tpl.insert("spec".into(), Value::Object(spec));
     }
-    Some(json!({ "spec": { "template": tpl } }))
+    if !tpl.is_empty() {
+        job_spec.insert("template".into(), Value::Object(tpl));
+    }
+    Some(json!({ "spec": job_spec }))
 }
 
 /// Upstream's `startJob` for a batch/v1 Job: merge the assigned flavors' node labels into the
@@ -241,8 +286,15 @@ pub fn start_patch(
     if !tpl_spec.is_empty() {
         tpl.insert("spec".into(), Value::Object(tpl_spec));
     }
+    let mut job_spec = Map::new();
+    job_spec.insert("suspend".into(), json!(false));
+    job_spec.insert("template".into(), Value::Object(tpl));
+    // Partial admission: as many pods as were admitted.
+    if let Some(count) = psa.count {
+        parallelism_patch(job, count, &mut job_spec);
+    }
     Ok(json!({
         "metadata": { "resourceVersion": rv(job) },
-        "spec": { "suspend": false, "template": tpl },
+        "spec": job_spec,
     }))
 }

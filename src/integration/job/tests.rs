@@ -28,7 +28,7 @@ fn flavors() -> BTreeMap<String, ResourceFlavor> {
 }
 
 fn workload(j: &Job) -> Workload {
-    workload_for_job(j, &BTreeMap::new()).unwrap()
+    workload_for_job(j, &crate::manifests::priority::Priorities::default()).unwrap()
 }
 
 fn admitted(mut w: Workload) -> Workload {
@@ -229,8 +229,24 @@ fn a_running_job_whose_workload_lost_its_admission_is_stopped() {
     let j = job(JOB);
     let w = workload(&j);
     let running = running_injected(&j);
+    // Its injected tolerations no longer match an unadmitted Workload: upstream's "no
+    // matching Workload" stop.
     assert!(
-        matches!(decide(&running, Some(&w), &flavors()), JobAction::Stop { message, .. } if message == NOT_ADMITTED)
+        matches!(decide(&running, Some(&w), &flavors()), JobAction::Stop { message, .. } if message == NO_MATCHING_WORKLOAD)
+    );
+    // Without the tolerations it is the plain "not admitted" stop.
+    let mut plain = running.clone();
+    plain
+        .spec
+        .as_mut()
+        .unwrap()
+        .template
+        .spec
+        .as_mut()
+        .unwrap()
+        .tolerations = None;
+    assert!(
+        matches!(decide(&plain, Some(&w), &flavors()), JobAction::Stop { message, .. } if message == NOT_ADMITTED)
     );
 }
 
@@ -290,12 +306,52 @@ fn a_resized_job_before_admission_updates_its_workload() {
         JobAction::UpdatePodSets(ps) => assert_eq!(ps[0].count, 3),
         other => panic!("{other:?}"),
     }
-    // Once quota is reserved, the Workload is what was admitted.
+    // Once quota is reserved, the Workload no longer stands for the Job: it is deleted (a
+    // new one is made for the Job as it is now).
     let adm = admitted(w);
-    assert!(matches!(
+    assert_eq!(
         decide(&j, Some(&adm), &flavors()),
-        JobAction::Start { .. }
+        JobAction::DeleteWorkload
+    );
+}
+
+#[test]
+fn a_running_job_resized_after_admission_is_stopped_and_its_workload_deleted() {
+    let j = job(JOB);
+    let w = admitted(workload(&j));
+    let mut resized = running_injected(&j);
+    resized.spec.as_mut().unwrap().parallelism = Some(2);
+    assert!(matches!(
+        decide(&resized, Some(&w), &flavors()),
+        JobAction::Stop { message, was_running: true, .. } if message == NO_MATCHING_WORKLOAD
     ));
+    // Suspended (the pods go): the Workload is deleted.
+    let mut stopped = resized.clone();
+    stopped.spec.as_mut().unwrap().suspend = Some(true);
+    assert_eq!(
+        decide(&stopped, Some(&w), &flavors()),
+        JobAction::DeleteWorkload
+    );
+    // A different maximum execution time does not match either.
+    let mut labelled = running_injected(&j);
+    labelled.metadata.labels.as_mut().unwrap().insert(
+        crate::manifests::job::MAX_EXEC_TIME_LABEL.into(),
+        "60".into(),
+    );
+    assert!(!equivalent(&labelled, &w));
+    assert!(
+        equivalent(&running_injected(&j), &w),
+        "admission's changes are not compared"
+    );
+    // Upstream never compares the node selector: a suspended Job whose selector changed keeps
+    // its unadmitted Workload as it is.
+    let mut moved = j.clone();
+    let pod = moved.spec.as_mut().unwrap().template.spec.as_mut().unwrap();
+    pod.node_selector = Some(BTreeMap::from([("disk".into(), "ssd".into())]));
+    assert_eq!(
+        decide(&moved, Some(&workload(&j)), &flavors()),
+        JobAction::Nothing
+    );
 }
 
 #[test]
@@ -336,4 +392,51 @@ fn an_admission_during_an_interrupted_stop_finishes_the_stop_then_starts() {
         decide(&j, Some(&w), &flavors()),
         JobAction::Start { .. }
     ));
+}
+
+#[test]
+fn a_partially_admitted_job_runs_with_the_admitted_count_and_gets_its_own_back() {
+    let mut j = job(JOB);
+    j.metadata.annotations = Some(BTreeMap::from([
+        (
+            crate::manifests::job::MIN_PARALLELISM_ANNOTATION.to_string(),
+            "1".to_string(),
+        ),
+        (
+            crate::manifests::job::COMPLETIONS_EQUAL_PARALLELISM_ANNOTATION.to_string(),
+            "true".to_string(),
+        ),
+    ]));
+    j.spec.as_mut().unwrap().parallelism = Some(4);
+    j.spec.as_mut().unwrap().completions = Some(4);
+    let mut w = admitted(workload(&j));
+    assert_eq!(w.spec.pod_sets[0].min_count, Some(1));
+    // Two of the four pods fit.
+    w.status
+        .as_mut()
+        .unwrap()
+        .admission
+        .as_mut()
+        .unwrap()
+        .pod_set_assignments[0]
+        .count = Some(2);
+    let JobAction::Start { patch, .. } = decide(&j, Some(&w), &flavors()) else {
+        panic!("starts");
+    };
+    assert_eq!(patch["spec"]["parallelism"], 2);
+    assert_eq!(patch["spec"]["completions"], 2);
+    // Running with two pods it still matches its Workload.
+    let mut running = running_injected(&j);
+    running.metadata.annotations = j.metadata.annotations.clone();
+    let spec = running.spec.as_mut().unwrap();
+    (spec.parallelism, spec.completions) = (Some(2), Some(2));
+    assert!(equivalent(&running, &w));
+    assert_eq!(decide(&running, Some(&w), &flavors()), JobAction::Nothing);
+    // Evicted and its pods gone: the restore puts back the four asked for.
+    let mut stopped = running.clone();
+    stopped.spec.as_mut().unwrap().suspend = Some(true);
+    stopped.status = None;
+    let restore = restore_patch(&stopped, &w).expect("a restore");
+    assert_eq!(restore["spec"]["parallelism"], 4);
+    assert_eq!(restore["spec"]["completions"], 4);
 }

@@ -5,7 +5,8 @@
 //!
 //! Each story here is one upstream's workload controller and scheduler handle in a sequence
 //! of writes: a workload preempted and admitted again within one run, a queue resumed after
-//! `HoldAndDrain` (from the drained state alone), a queue still draining.
+//! `HoldAndDrain` (from the drained state alone), a queue still draining, a Job whose
+//! priority comes from its pod template's PriorityClass.
 
 use std::collections::BTreeMap;
 
@@ -33,12 +34,14 @@ fn inventory(text: &str) -> Inventory {
 }
 
 /// What a Workload's status says, without times: the admission (ClusterQueue and each
-/// podSet's flavors), every condition as (type, status, reason, message), and the eviction
-/// counts by reason.
+/// podSet's flavors and count), every condition as (type, status, reason, message), the eviction
+/// counts by reason (`reason/cause` when there is an underlying cause), and the execution
+/// time accumulated over earlier admissions.
 type Shape = (
     Option<(String, Vec<BTreeMap<String, String>>)>,
     Vec<(String, String, String, String)>,
     Vec<(String, i32)>,
+    Option<i32>,
 );
 
 fn shape(st: &WorkloadStatus) -> Shape {
@@ -47,7 +50,12 @@ fn shape(st: &WorkloadStatus) -> Shape {
             a.cluster_queue.clone(),
             a.pod_set_assignments
                 .iter()
-                .map(|p| p.flavors.clone())
+                .map(|p| {
+                    // The flavors, and the pod count under key `#count`.
+                    let mut m = p.flavors.clone();
+                    m.insert("#count".into(), p.count.unwrap_or_default().to_string());
+                    m
+                })
                 .collect(),
         )
     });
@@ -59,7 +67,7 @@ fn shape(st: &WorkloadStatus) -> Shape {
                 c.type_.clone(),
                 c.status.clone(),
                 c.reason.clone(),
-                c.message.clone(),
+                without_preemptor_uid(&c.message),
             )
         })
         .collect();
@@ -68,9 +76,30 @@ fn shape(st: &WorkloadStatus) -> Shape {
         .scheduling_stats
         .iter()
         .flat_map(|s| s.evictions.iter())
-        .map(|e| (e.reason.clone(), e.count))
+        .map(|e| {
+            let reason = if e.underlying_cause.is_empty() {
+                e.reason.clone()
+            } else {
+                format!("{}/{}", e.reason, e.underlying_cause)
+            };
+            (reason, e.count)
+        })
         .collect();
-    (admission, conditions, evictions)
+    (
+        admission,
+        conditions,
+        evictions,
+        st.accumulated_past_execution_time_seconds,
+    )
+}
+
+/// A Workload made from a Job offline has no UID (the API server gives it one), so the
+/// preemptor's UID in a message is left out.
+fn without_preemptor_uid(message: &str) -> String {
+    match (message.find("(UID: "), message.find(", JobUID: ")) {
+        (Some(a), Some(b)) if a < b => format!("{}(UID: _{}", &message[..a], &message[b..]),
+        _ => message.to_string(),
+    }
 }
 
 /// Every Workload's status shape after `simulate` on `text`.
@@ -95,8 +124,8 @@ fn simulated(text: &str, now: i64) -> BTreeMap<String, Shape> {
     shapes
 }
 
-/// Every Workload's status shape once the controller's model has settled on `text`.
-fn controlled(text: &str) -> (BTreeMap<String, Shape>, i64) {
+/// A world whose cluster holds the objects of `text`, not started yet.
+fn world_of(text: &str) -> World {
     let mut world = World::new();
     let inv = inventory(text);
     for f in inv.flavors {
@@ -111,6 +140,24 @@ fn controlled(text: &str) -> (BTreeMap<String, Shape>, i64) {
     for w in inv.workloads {
         world.cache.put_workload(w.obj);
     }
+    for pc in inv.priority_classes {
+        world.cache.put_priority_class(pc.obj);
+    }
+    for pc in inv.pod_priority_classes {
+        world
+            .cache
+            .pod_priority_classes
+            .push(std::sync::Arc::new(pc.obj));
+    }
+    for j in inv.jobs {
+        world.cache.put_job(j.obj);
+    }
+    world
+}
+
+/// Every Workload's status shape once the controller's model has settled on `text`.
+fn controlled(text: &str) -> (BTreeMap<String, Shape>, i64) {
+    let mut world = world_of(text);
     let now = world.now.wall;
     let actions = world.start();
     world.settle(actions);
@@ -384,4 +431,260 @@ fn a_deactivated_workload_gives_its_quota_back_and_says_why() {
     );
     assert_eq!(condition(off, "Requeued").0, "False");
     assert!(ends["next"].0.is_some(), "the freed quota is used");
+}
+
+/// A batch/v1 Job asking for `cpu`, with `extra` appended to its pod spec.
+fn job(ns: &str, name: &str, cpu: u32, pod_extra: &str) -> String {
+    format!(
+        "---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: {name}
+  namespace: {ns}
+  uid: uid-{name}
+  creationTimestamp: '{ADMITTED_AT}'
+  labels: {{kueue.x-k8s.io/queue-name: lq}}
+spec:
+  suspend: true
+  template:
+    spec:
+      restartPolicy: Never{pod_extra}
+      containers:
+      - name: c
+        resources: {{requests: {{cpu: '{cpu}'}}}}
+"
+    )
+}
+
+#[test]
+fn a_jobs_pod_priority_class_gives_its_workload_the_priority_that_preempts() {
+    // `low` holds the whole queue at priority 0; the Job's pod template names PriorityClass
+    // `high` (no WorkloadPriorityClass label), so its Workload preempts `low`.
+    let story = [
+        cluster_queue(
+            "a",
+            &[("f1", 4)],
+            "\n  preemption: {withinClusterQueue: LowerPriority}",
+        ),
+        local_queue("ns-a", "a", ""),
+        "---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: high}
+value: 100
+"
+        .to_string(),
+        workload("ns-a", "low", 4, &admitted_on("a", "f1", 4)),
+        job("ns-a", "urgent", 4, "\n      priorityClassName: high"),
+    ]
+    .concat();
+    let ends = both_ways(&story);
+    let urgent = ends
+        .iter()
+        .find(|(n, _)| n.starts_with("job-urgent-"))
+        .map(|(_, s)| s)
+        .expect("the Job got a Workload");
+    assert_eq!(urgent.0.as_ref().expect("admitted").0, "a");
+    let low = &ends["low"];
+    assert!(low.0.is_none(), "preempted: {low:#?}");
+    assert_eq!(condition(low, "Preempted").1, "InClusterQueue");
+    // The spec says where the priority came from, as upstream's v1beta1 writes it.
+    let text = format!("{FLAVORS}{story}");
+    let opts = ConvertOptions {
+        now: 0,
+        strict_namespace_selector: false,
+    };
+    let sim = Simulation::run(inventory(&text), &[], &opts).unwrap();
+    let out = sim.output();
+    let spec = out["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| {
+            i["metadata"]["name"]
+                .as_str()
+                .unwrap()
+                .starts_with("job-urgent-")
+        })
+        .map(|i| i["spec"].clone())
+        .unwrap();
+    assert_eq!(spec["priorityClassName"], "high");
+    assert_eq!(spec["priority"], 100);
+    assert_eq!(
+        spec["priorityClassSource"],
+        "scheduling.k8s.io/priorityclass"
+    );
+}
+
+#[test]
+fn a_workload_past_its_maximum_execution_time_is_deactivated_with_the_cause() {
+    // Admitted an hour ago: `short` may run 10 minutes (5 of them used before), `long` two
+    // hours.
+    let with_limit = |name: &str, seconds: u32, extra_status: &str| {
+        workload("ns-a", name, 2, &admitted_on("a", "f1", 2))
+            .replace(
+                "  queueName: lq\n",
+                &format!("  queueName: lq\n  maximumExecutionTimeSeconds: {seconds}\n"),
+            )
+            .replace("status:\n", &format!("status:\n{extra_status}"))
+    };
+    let story = [
+        cluster_queue("a", &[("f1", 4)], ""),
+        local_queue("ns-a", "a", ""),
+        with_limit(
+            "short",
+            600,
+            "  accumulatedPastExexcutionTimeSeconds: 300\n",
+        ),
+        with_limit("long", 7200, ""),
+        workload("ns-a", "next", 2, ""),
+    ]
+    .concat();
+    let ends = both_ways(&story);
+    let short = &ends["short"];
+    assert!(short.0.is_none(), "no reservation: {short:#?}");
+    let reason = "DeactivatedDueToMaximumExecutionTimeExceeded";
+    assert_eq!(
+        condition(short, "Evicted"),
+        (
+            "True",
+            reason,
+            "The workload is deactivated due to exceeding the maximum execution time"
+        )
+    );
+    assert_eq!(condition(short, "Requeued").0, "False");
+    assert!(
+        !short.1.iter().any(|c| c.0 == "DeactivationTarget"),
+        "the mark goes with the eviction: {short:#?}"
+    );
+    assert_eq!(
+        short.2,
+        vec![("Deactivated/MaximumExecutionTimeExceeded".to_string(), 1)]
+    );
+    // The mark cleared the 300 s; the hour of this admission is counted when it ends.
+    assert_eq!(short.3, Some(3600));
+    assert!(ends["long"].0.is_some(), "within its limit");
+    assert_eq!(ends["long"].3, None);
+    assert!(ends["next"].0.is_some(), "the freed quota is used");
+}
+
+#[test]
+fn the_controller_looks_again_when_the_maximum_execution_time_runs_out() {
+    // Admitted an hour before the world's clock with two hours allowed: nothing yet; once
+    // the clock passes the limit, the tick alone brings the deactivation.
+    let text = [
+        FLAVORS.to_string(),
+        cluster_queue("a", &[("f1", 4)], ""),
+        local_queue("ns-a", "a", ""),
+        workload("ns-a", "long", 2, &admitted_on("a", "f1", 2)).replace(
+            "  queueName: lq\n",
+            "  queueName: lq\n  maximumExecutionTimeSeconds: 7200\n",
+        ),
+    ]
+    .concat();
+    let mut world = world_of(&text);
+    let actions = world.start();
+    world.settle(actions);
+    let evicted = |world: &World| {
+        world
+            .workload("ns-a", "long")
+            .status
+            .as_ref()
+            .and_then(|s| s.condition("Evicted").map(|c| c.reason.clone()))
+    };
+    world.advance(std::time::Duration::from_secs(3599));
+    let actions = world.tick();
+    world.settle(actions);
+    assert_eq!(evicted(&world), None, "one second left");
+    world.advance(std::time::Duration::from_secs(1));
+    let actions = world.tick();
+    world.settle(actions);
+    assert_eq!(
+        evicted(&world).as_deref(),
+        Some("DeactivatedDueToMaximumExecutionTimeExceeded")
+    );
+    assert!(!world.workload("ns-a", "long").spec.active);
+    assert_eq!(
+        world.events_of("long").first().map(|e| e.0.as_str()),
+        Some("MaximumExecutionTimeExceeded")
+    );
+}
+
+#[test]
+fn a_job_resized_after_admission_gets_a_new_workload() {
+    // The Job runs with the Workload admitted for one pod, then asks for two: upstream stops
+    // it, deletes the Workload and makes a new one, admitted for two pods.
+    let one = job("ns-a", "resized", 2, "").replace("  suspend: true\n", "  parallelism: 1\n");
+    let running = one.replace("  parallelism: 1\n", "  parallelism: 2\n  suspend: false\n");
+    let job_obj: k8s_openapi::api::batch::v1::Job =
+        serde_yaml::from_str(one.trim_start_matches("---\n")).unwrap();
+    let mut wl =
+        kubectl_kueue::manifests::job::workload_for_job(&job_obj, &Default::default()).unwrap();
+    wl.metadata.uid = Some("uid-old".into());
+    let mut wl_value = serde_json::to_value(&wl).unwrap();
+    wl_value["apiVersion"] = "kueue.x-k8s.io/v1beta1".into();
+    wl_value["kind"] = "Workload".into();
+    let status: serde_yaml::Value = serde_yaml::from_str(&admitted_on("a", "f1", 2)).unwrap();
+    wl_value["status"] = serde_json::to_value(&status["status"]).unwrap();
+    let name = wl.metadata.name.clone().unwrap();
+    let story = [
+        cluster_queue("a", &[("f1", 4)], ""),
+        local_queue("ns-a", "a", ""),
+        format!("---\n{}", serde_yaml::to_string(&wl_value).unwrap()),
+        running,
+    ]
+    .concat();
+    let ends = both_ways(&story);
+    let new = &ends[&name];
+    let admission = new.0.as_ref().expect("the new Workload is admitted");
+    assert_eq!(admission.0, "a");
+    assert!(
+        new.2.is_empty() && !new.1.iter().any(|c| c.0 == "Evicted"),
+        "a new Workload, not the old one evicted: {new:#?}"
+    );
+}
+
+#[test]
+fn a_job_with_min_parallelism_is_admitted_with_the_pods_that_fit() {
+    // Four pods of one cpu asked for, at least one; two cpus free.
+    let partial = job("ns-a", "partial", 1, "")
+        .replace(
+            "  labels: {kueue.x-k8s.io/queue-name: lq}\n",
+            "  labels: {kueue.x-k8s.io/queue-name: lq}\n  annotations: {kueue.x-k8s.io/job-min-parallelism: '1'}\n",
+        )
+        .replace("  suspend: true\n", "  suspend: true\n  parallelism: 4\n  completions: 4\n");
+    let story = [
+        cluster_queue("a", &[("f1", 2)], ""),
+        local_queue("ns-a", "a", ""),
+        partial,
+    ]
+    .concat();
+    let text = format!("{FLAVORS}{story}");
+    let ends = both_ways(&story);
+    let w = ends
+        .iter()
+        .find(|(n, _)| n.starts_with("job-partial-"))
+        .map(|(_, s)| s)
+        .unwrap();
+    assert!(w.0.is_some(), "admitted: {w:#?}");
+    // The admitted count, offline (the controller agreed on the flavors and conditions).
+    let opts = ConvertOptions {
+        now: 0,
+        strict_namespace_selector: false,
+    };
+    let out = Simulation::run(inventory(&text), &[], &opts)
+        .unwrap()
+        .output();
+    let item = out["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["kind"] == "Workload")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        item["status"]["admission"]["podSetAssignments"][0]["count"],
+        2
+    );
 }

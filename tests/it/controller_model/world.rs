@@ -211,6 +211,23 @@ impl World {
                     changed(Kind::Workload, key),
                 ]
             }
+            Action::DeleteWorkload { key, .. } => {
+                let mut w = (*self.cache.workloads[key]).clone();
+                w.metadata.resource_version = Some(self.rv());
+                if w.metadata.finalizers.as_ref().is_none_or(|f| f.is_empty()) {
+                    self.cache.workloads.remove(key);
+                } else {
+                    w.metadata.deletion_timestamp = Some(time_from_millis(self.now.wall));
+                    self.cache.put_workload(w.clone());
+                }
+                vec![
+                    Input::WorkloadPatched {
+                        key: key.clone(),
+                        result: Ok(w),
+                    },
+                    changed(Kind::Workload, key),
+                ]
+            }
             Action::WriteJob { key, steps, event } => {
                 let mut last = None;
                 let mut event = event.clone();
