@@ -136,7 +136,14 @@ pub fn run(global: &GlobalArgs, args: ListArgs) -> CliResult {
                 let l = rows::workloads(&wls, &snap, &filter);
                 common::printer(global, &a.print).list_or_table(&l.objects, |p| {
                     let (namespaces, wide) = (a.all_namespaces, p.wide());
-                    render::workloads(&l.rows, namespaces, wide, p.no_headers(), p.color())
+                    render::workloads(
+                        &l.rows,
+                        snap.now,
+                        namespaces,
+                        wide,
+                        p.no_headers(),
+                        p.color(),
+                    )
                 })?;
             }
             ListWhat::ResourceFlavor(a) => {

@@ -18,6 +18,7 @@ use crate::scheduler::key::WorkloadKey;
 use crate::scheduler::quantity::{Amount, format_amount};
 use crate::scheduler::whatif::Evaluation;
 use crate::simulate::materialize_jobs;
+use crate::view::forecast::StartEstimate;
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
@@ -55,6 +56,9 @@ pub struct Explanation {
     /// Workloads whose eviction message names this workload (by UID) as their preemptor.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub preempted_by_it: Vec<PreemptedInfo>,
+    /// When it is expected to start (pending workloads only), with the runtimes assumed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub estimated_start: Option<StartEstimate>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -497,6 +501,12 @@ pub fn explain(
         nodes,
         next_steps,
         preempted_by_it,
+        estimated_start: (state == State::Pending)
+            .then(|| {
+                let fc = crate::view::forecast::run(&inv, &converted.state, opts.now);
+                crate::view::forecast::start_estimate(&fc, &id)
+            })
+            .flatten(),
     })
 }
 
@@ -563,6 +573,7 @@ fn not_created(key: &str, job: Option<String>, reason: &str, message: &str) -> E
         nodes: vec![],
         next_steps: vec![],
         preempted_by_it: vec![],
+        estimated_start: None,
     }
 }
 

@@ -351,6 +351,12 @@ pub fn render(e: &Explanation, color: bool) -> String {
             );
         }
     }
+    if let Some(est) = &e.estimated_start {
+        let _ = writeln!(out, "\n{}", paint.title("Estimated start"));
+        for line in super::forecast::section(est) {
+            let _ = writeln!(out, "  {line}");
+        }
+    }
     if !e.next_steps.is_empty() {
         let _ = writeln!(out, "\n{}", paint.title("Next steps"));
         for (i, s) in e.next_steps.iter().enumerate() {

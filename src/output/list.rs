@@ -95,6 +95,7 @@ pub fn local_queues(rows: &[LqRow], namespaces: bool, no_headers: bool, color: b
 
 pub fn workloads(
     rows: &[WlRow],
+    now: Millis,
     namespaces: bool,
     wide: bool,
     no_headers: bool,
@@ -116,6 +117,7 @@ pub fn workloads(
         "CLUSTERQUEUE",
         "STATUS",
         "POSITION IN QUEUE",
+        "ESTIMATED START",
         "EXEC TIME",
         "AGE",
     ]);
@@ -143,6 +145,7 @@ pub fn workloads(
             p.plain(&r.cluster_queue),
             status,
             p.plain(r.position.map(|x| x.to_string()).unwrap_or_default()),
+            p.plain(super::forecast::cell(r.estimated_start.as_ref(), now)),
             p.plain(r.exec_time.map(human_duration).unwrap_or_default()),
             p.plain(age(r.age)),
         ]);

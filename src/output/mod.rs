@@ -3,6 +3,7 @@
 //! Wording of explanations lives here, next to the data the engine returns.
 
 pub mod explain;
+pub mod forecast;
 pub mod list;
 pub mod printer;
 pub mod simulate;

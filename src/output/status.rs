@@ -208,6 +208,7 @@ pub fn render(v: &StatusView, wide: bool, no_headers: bool, color: bool) -> Stri
             "STATE",
             "POSITION",
             "WAIT",
+            "ESTIMATED START",
             "FLAVOR",
             "REASON",
         ]);
@@ -237,6 +238,7 @@ pub fn render(v: &StatusView, wide: bool, no_headers: bool, color: bool) -> Stri
                         .map(super::time::human_duration)
                         .unwrap_or_default(),
                 ),
+                p.plain(super::forecast::cell(w.estimated_start.as_ref(), v.now)),
                 p.plain(w.flavors.join(",")),
                 p.plain(&w.reason),
             ]);

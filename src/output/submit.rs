@@ -25,17 +25,25 @@ pub fn phase_text(phase: &Phase) -> String {
     };
     match phase {
         Phase::NoWorkload => "waiting for its Workload (created by the Kueue controller)".into(),
-        Phase::Queued { position, reason } => {
+        Phase::Queued {
+            position,
+            reason,
+            estimate,
+        } => {
             let why = reason
                 .as_ref()
                 .map(|r| format!(" ({}: {})", r.reason, r.message))
                 .unwrap_or_default();
+            let when = estimate
+                .as_ref()
+                .map(|e| format!("; estimated start {}", super::forecast::wait_cell(e)))
+                .unwrap_or_default();
             match position {
                 Some(p) => format!(
-                    "queued in ClusterQueue {}: position {} of {}{why}",
+                    "queued in ClusterQueue {}: position {} of {}{when}{why}",
                     p.cluster_queue, p.in_cluster_queue, p.queue_length
                 ),
-                None => format!("pending, not queued{why}"),
+                None => format!("pending, not queued{when}{why}"),
             }
         }
         Phase::Inactive => {

@@ -54,6 +54,7 @@ impl Engine {
             cq_of_node: IdVec::new(),
             attempts: 0,
             detailed_pending: false,
+            equivalent_decisions: true,
             epoch: 0,
             base,
         };

@@ -175,6 +175,15 @@ impl Engine {
         })
     }
 
+    /// Every workload holding quota with its ClusterQueue, in ClusterQueue then id order.
+    pub fn holdings(&self) -> impl Iterator<Item = (&WorkloadKey, &str)> {
+        self.cqs.iter().flat_map(move |cq| {
+            cq.holding
+                .iter()
+                .filter_map(move |id| self.wls[*id].as_ref().map(|st| (&st.key, cq.name.as_str())))
+        })
+    }
+
     /// Is this workload holding quota, and where?
     pub fn holding_queue(&self, key: &WorkloadKey) -> Option<&str> {
         let st = self.wls[*self.wl_ids.get(key)?].as_ref()?;

@@ -202,6 +202,9 @@ pub struct Engine {
     /// Whether Pending decisions carry the full flavor assignment (see
     /// [`Engine::set_detailed_pending`]).
     pub(crate) detailed_pending: bool,
+    /// Whether workloads parked with an equivalent get their own Pending decision
+    /// ([`Engine::set_equivalent_decisions`]).
+    pub(crate) equivalent_decisions: bool,
     /// Bumped whenever quota is taken or given back (admission, preemption, release,
     /// removal): evaluations from an older epoch may be stale.
     pub(crate) epoch: u64,
@@ -408,6 +411,14 @@ impl Engine {
     /// message and [`Engine::evaluate`] already give the same detail on demand.
     pub fn set_detailed_pending(&mut self, on: bool) {
         self.detailed_pending = on;
+    }
+
+    /// Give every workload parked along with an equivalent its own Pending decision (on by
+    /// default: the controller writes each one's condition). A caller that only needs the
+    /// outcome (a forecast) turns it off: a large queue otherwise makes a decision per parked
+    /// workload at every retry.
+    pub fn set_equivalent_decisions(&mut self, on: bool) {
+        self.equivalent_decisions = on;
     }
 
     /// Admission attempts so far: heads popped and evaluated, over all cycles.

@@ -4,6 +4,7 @@
 
 pub mod edits;
 pub mod embedded;
+pub mod forecast;
 pub mod result;
 pub mod runner;
 pub mod scenario;

@@ -57,10 +57,8 @@ pub fn run_to_fixpoint(engine: &mut Engine, now: Millis) -> RunReport {
     let mut quiet_seen: BTreeSet<u64> = BTreeSet::new();
     // Zobrist hash of who holds quota where, updated per admission and release.
     let mut state: u64 = 0;
-    for w in engine.workloads() {
-        if let Some(cq) = engine.holding_queue(&w.key()) {
-            state ^= holding_hash(&w.key(), cq);
-        }
+    for (key, cq) in engine.holdings() {
+        state ^= holding_hash(key, cq);
     }
     let mut states_seen: BTreeMap<u64, usize> = BTreeMap::new();
     states_seen.insert(state, 0);

@@ -16,6 +16,7 @@ use crate::api::{ClusterQueue, LocalQueue, ResourceFlavor, Workload};
 use crate::manifests::ObjectKey;
 use crate::manifests::key::namespace_of;
 use crate::scheduler::model::Millis;
+use crate::simulate::forecast::Estimate;
 
 /// The objects kept by a filter and their rows, in the same order.
 #[derive(Debug)]
@@ -76,6 +77,8 @@ pub struct WlRow {
     /// Since admission, until finished or now.
     pub exec_time: Option<Millis>,
     pub age: Option<Millis>,
+    /// When a pending workload is expected to start.
+    pub estimated_start: Option<Estimate>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -174,6 +177,7 @@ pub fn workloads<'a>(
     filter: &WorkloadFilter,
 ) -> Listing<'a, Workload, WlRow> {
     let positions = snap.positions();
+    let forecast = super::forecast::of(snap);
     Listing::from_pairs(wls.iter().filter_map(|w| {
         let key = ObjectKey::workload(&w.metadata);
         let lq = w.spec.queue().unwrap_or("").to_string();
@@ -223,6 +227,7 @@ pub fn workloads<'a>(
             flavors: assigned_flavors(w),
             exec_time: execution_time(w, snap.now),
             age: age_of(w, snap.now),
+            estimated_start: forecast.estimate(&key).cloned(),
         };
         Some((w, row))
     }))

@@ -18,6 +18,7 @@ use crate::api::{LocalQueue, Workload};
 use crate::manifests::ObjectKey;
 use crate::manifests::key::namespace_of;
 use crate::scheduler::quantity::format_amount;
+use crate::simulate::forecast::Estimate;
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
@@ -30,6 +31,8 @@ pub struct StatusView {
     pub finished_not_shown: usize,
     /// The namespace LocalQueues and workloads were read from; None for all namespaces.
     pub namespace: Option<String>,
+    /// When the objects were read (milliseconds since the epoch): the forecasts start here.
+    pub now: i64,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -120,6 +123,9 @@ pub struct WorkloadStatus {
     pub reason: String,
     #[serde(skip_serializing_if = "String::is_empty")]
     pub message: String,
+    /// When a pending workload is expected to start ([`crate::view::forecast`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub estimated_start: Option<Estimate>,
 }
 
 /// Builds the view from a snapshot. `namespace` limits LocalQueues and workloads (None: all).
@@ -130,6 +136,7 @@ pub fn build(
     show_finished: bool,
 ) -> StatusView {
     let views = snap.engine.cluster_queues();
+    let forecast = super::forecast::of(snap);
     let wanted = |cq: &str| only.is_empty() || only.iter().any(|o| o == cq);
     let mut by_cohort: BTreeMap<Option<String>, Vec<ClusterQueueStatus>> = BTreeMap::new();
     for v in &views {
@@ -290,6 +297,7 @@ pub fn build(
                 flavors: assigned_flavors(w),
                 reason,
                 message,
+                estimated_start: forecast.estimate(&key).cloned(),
             },
         ));
     }
@@ -315,5 +323,6 @@ pub fn build(
         workloads: workloads.into_iter().map(|(_, w)| w).collect(),
         finished_not_shown,
         namespace: namespace.map(str::to_string),
+        now: snap.now,
     }
 }

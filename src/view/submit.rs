@@ -7,6 +7,7 @@
 //! Invariants: a finished Job is finished whatever its Workload says; the phases are ordered by
 //! how far the Job got ([`Milestone`]).
 
+use crate::simulate::forecast::Estimate;
 use k8s_openapi::api::batch::v1::Job;
 
 use super::snapshot::{Position, Reason, Snapshot};
@@ -72,6 +73,8 @@ pub enum Phase {
     Queued {
         position: Option<Position>,
         reason: Option<Reason>,
+        /// When it is expected to start ([`super::forecast`]), with a snapshot.
+        estimate: Option<Box<Estimate>>,
     },
     /// Deactivated (`spec.active=false`).
     Inactive,
@@ -144,6 +147,9 @@ impl Phase {
             Phase::Queued {
                 position: snapshot.and_then(|s| s.positions().remove(&key)),
                 reason: snapshot.and_then(|s| s.pending_reason(w)),
+                estimate: snapshot
+                    .and_then(|s| super::forecast::of(s).estimate(&key).cloned())
+                    .map(Box::new),
             }
         }
     }

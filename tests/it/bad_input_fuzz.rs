@@ -8,7 +8,7 @@ use kubectl_kueue::manifests::{ConvertOptions, Inventory};
 use kubectl_kueue::simulate::{OutputVersion, Simulation};
 use proptest::prelude::*;
 
-const SEED: &str = concat!(
+pub(crate) const SEED: &str = concat!(
     include_str!("../../examples/gpu-two-teams/namespaces.yaml"),
     "---\n",
     include_str!("../../examples/gpu-two-teams/priorities.yaml"),

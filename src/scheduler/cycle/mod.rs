@@ -240,7 +240,10 @@ impl Engine {
             };
             let cq_name = self.cqs[e.cq].name.clone();
             let head = self.wl(e.wl).key.clone();
-            for id in parked_with {
+            for id in parked_with
+                .into_iter()
+                .filter(|_| self.equivalent_decisions)
+            {
                 outcome.decisions.push(WorkloadDecision {
                     workload: self.wl(id).key.clone(),
                     decision: Decision::Pending {

@@ -160,8 +160,33 @@ pub struct Cluster {
     bin_dir: PathBuf,
     nodes: Vec<FakeNode>,
     procs: Mutex<Vec<ManagedProcess>>,
+    /// How each control-plane process was started, for [`Cluster::restart`].
+    specs: Vec<Spec>,
     namespaces: AtomicU64,
     id: u64,
+}
+
+/// A control-plane process's command line, kept to start it again the same way (same data
+/// directory, same ports).
+#[derive(Clone, Debug)]
+struct Spec {
+    name: String,
+    bin: PathBuf,
+    args: Vec<String>,
+    env: Vec<(String, PathBuf)>,
+    dir: PathBuf,
+    log: PathBuf,
+}
+
+impl Spec {
+    fn spawn(&self) -> std::io::Result<ManagedProcess> {
+        let mut cmd = Command::new(&self.bin);
+        cmd.args(&self.args).current_dir(&self.dir);
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+        ManagedProcess::spawn(&self.name, cmd, &self.log)
+    }
 }
 
 impl Cluster {
@@ -212,6 +237,49 @@ impl Cluster {
             .iter()
             .map(|p| (p.name().to_string(), p.pid()))
             .collect()
+    }
+
+    /// Kills (SIGKILL) the control-plane process `name` (`etcd`, `kube-apiserver`, ...) and
+    /// starts it again with the same command line: same data directory, same ports. Returns at
+    /// once; [`wait_apiserver_ready`](Self::wait_apiserver_ready) waits for the API server.
+    pub fn restart(&self, name: &str) {
+        let spec = self
+            .specs
+            .iter()
+            .find(|s| s.name == name)
+            .unwrap_or_else(|| panic!("no control-plane process {name}"));
+        let mut procs = self.procs.lock().unwrap_or_else(|p| p.into_inner());
+        let i = procs
+            .iter()
+            .position(|p| p.name() == name)
+            .unwrap_or_else(|| panic!("no control-plane process {name}"));
+        procs[i].kill();
+        // The ports are ours alone (nobody else binds them); a killed process frees them at once.
+        procs[i] = spec
+            .spawn()
+            .unwrap_or_else(|e| panic!("restart {name}: {e}"));
+    }
+
+    /// Sends `sig` (e.g. `libc::SIGSTOP`, `libc::SIGCONT`) to the control-plane process `name`.
+    pub fn signal(&self, name: &str, sig: i32) {
+        let pid = self
+            .pids()
+            .into_iter()
+            .find(|(n, _)| n == name)
+            .unwrap_or_else(|| panic!("no control-plane process {name}"))
+            .1;
+        // SAFETY: a plain kill(2) on our own child.
+        unsafe { libc::kill(pid as libc::pid_t, sig) };
+    }
+
+    /// Waits until kube-apiserver's /readyz says ok, or panics after `timeout` with the logs.
+    pub async fn wait_apiserver_ready(&self, timeout: Duration) {
+        let client = self.client();
+        super::eventually(Some(self), timeout, "kube-apiserver /readyz", || async {
+            let req = http::Request::get("/readyz").body(Vec::new()).unwrap();
+            matches!(client.request_text(req).await, Ok(t) if t.trim() == "ok").then_some(())
+        })
+        .await
     }
 
     /// The fake nodes (empty in apiserver mode).
@@ -454,6 +522,7 @@ struct Starting {
     dir: PathBuf,
     logs: PathBuf,
     procs: Vec<ManagedProcess>,
+    specs: Vec<Spec>,
 }
 
 impl Starting {
@@ -464,14 +533,22 @@ impl Starting {
         args: &[String],
         env: &[(&str, &Path)],
     ) -> Result<(), String> {
-        let mut cmd = Command::new(bin);
-        cmd.args(args).current_dir(&self.dir);
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
-        let p = ManagedProcess::spawn(name, cmd, &self.logs.join(format!("{name}.log")))
+        let spec = Spec {
+            name: name.to_string(),
+            bin: bin.to_path_buf(),
+            args: args.to_vec(),
+            env: env
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_path_buf()))
+                .collect(),
+            dir: self.dir.clone(),
+            log: self.logs.join(format!("{name}.log")),
+        };
+        let p = spec
+            .spawn()
             .map_err(|e| format!("testenv: cannot start {}: {e}", bin.display()))?;
         self.procs.push(p);
+        self.specs.push(spec);
         Ok(())
     }
 
@@ -513,6 +590,7 @@ fn start_cluster(b: ClusterBuilder, bin_dir: PathBuf) -> Result<Cluster, String>
         dir: dir.clone(),
         logs,
         procs: Vec::new(),
+        specs: Vec::new(),
     };
     let r = start_in(&b, &bin_dir, &mut s);
     match r {
@@ -531,6 +609,7 @@ fn start_cluster(b: ClusterBuilder, bin_dir: PathBuf) -> Result<Cluster, String>
                     Vec::new()
                 },
                 procs: Mutex::new(std::mem::take(&mut s.procs)),
+                specs: std::mem::take(&mut s.specs),
                 namespaces: AtomicU64::new(0),
                 id,
             })

@@ -15,6 +15,9 @@
 //!   Kueue objects made directly with the status a controller would write).
 //! - [`controller`]: `kubectl-kueue run-controller` as a separate process, its /metrics, and a
 //!   monitor that checks every 100 ms that admitted usage stays within the quotas.
+//! - [`invariants`]: the invariant checker (quotas, pods only with admission, one Workload per
+//!   Job, no double admission, namespace selectors, admissions lost only by eviction) and the
+//!   fault tests' final check (every Job ran to completion exactly once).
 //!
 //! A test that needs the control plane carries
 //! `#[cfg_attr(skip_cluster_tests, ignore = "...")]` (see `build.rs`), so with
@@ -47,6 +50,8 @@ pub mod cluster;
 pub mod controller;
 #[cfg(feature = "cli")]
 pub mod https;
+#[cfg(feature = "cli")]
+pub mod invariants;
 #[cfg(feature = "cli")]
 pub mod kwok;
 #[cfg(feature = "cli")]

@@ -1,0 +1,95 @@
+//! Start-time estimates for the user commands: the forecast ([`crate::simulate::forecast`])
+//! run on a snapshot with the runtimes its objects give, and one workload's estimate with
+//! the runtimes it rests on.
+//!
+//! Invariants: one forecast per snapshot (every row of a table comes from the same run);
+//! `now` is the snapshot's; only pending workloads have an estimate.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::snapshot::Snapshot;
+use crate::manifests::Inventory;
+use crate::scheduler::key::WorkloadKey;
+use crate::scheduler::model::{ClusterState, Millis};
+use crate::simulate::forecast::{self, Estimate, Forecast, Runtime, sources};
+
+/// A forecast with the runtimes it used.
+#[derive(Debug, Clone)]
+pub struct Forecasted {
+    pub forecast: Forecast,
+    pub runtimes: BTreeMap<WorkloadKey, Runtime>,
+}
+
+impl Forecasted {
+    pub fn estimate(&self, key: &WorkloadKey) -> Option<&Estimate> {
+        self.forecast.estimate(key)
+    }
+}
+
+/// The forecast of every pending workload of the snapshot.
+pub fn of(snap: &Snapshot) -> Forecasted {
+    run(&snap.inventory, &snap.converted.state, snap.now)
+}
+
+/// The forecast on objects already converted to `state`.
+pub fn run(inventory: &Inventory, state: &ClusterState, now: Millis) -> Forecasted {
+    let runtimes = sources::runtimes(inventory, state, now);
+    Forecasted {
+        forecast: forecast::forecast(state, &runtimes, now),
+        runtimes,
+    }
+}
+
+/// A runtime the estimate assumes, for one workload.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Assumed {
+    pub workload: String,
+    pub runtime: Runtime,
+    /// Its expected end, when it holds quota now and its runtime is known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected_end: Option<Millis>,
+}
+
+/// One workload's estimate with what it rests on (`explain`, `submit`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StartEstimate {
+    pub now: Millis,
+    #[serde(flatten)]
+    pub estimate: Estimate,
+    /// The start time comes from runtime limits alone: it is an upper bound.
+    pub upper_bound: bool,
+    /// The runtimes of the workloads it waits for (or is blocked by), then its own.
+    pub assumptions: Vec<Assumed>,
+}
+
+/// The estimate of `key`, with the runtimes it rests on.
+pub fn start_estimate(fc: &Forecasted, key: &WorkloadKey) -> Option<StartEstimate> {
+    let f = &fc.forecast;
+    let estimate = f.estimate(key)?.clone();
+    let mut on: Vec<&WorkloadKey> = estimate.waits_for.iter().collect();
+    if let forecast::Start::Unknown { blocked_by } = &estimate.start {
+        on.extend(blocked_by);
+    }
+    on.push(key);
+    let assumptions: Vec<Assumed> = on
+        .into_iter()
+        .map(|k| {
+            let running = f.running.iter().find(|r| &r.workload == k);
+            Assumed {
+                workload: k.to_string(),
+                runtime: fc.runtimes.get(k).cloned().unwrap_or_else(Runtime::unknown),
+                expected_end: running.and_then(|r| r.expected_end),
+            }
+        })
+        .collect();
+    Some(StartEstimate {
+        now: f.now,
+        upper_bound: estimate.is_upper_bound(),
+        estimate,
+        assumptions,
+    })
+}
