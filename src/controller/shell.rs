@@ -421,9 +421,13 @@ pub(super) async fn lead(
         // Upstream exits at once; writes not yet sent are stopped by the fence.
         anyhow::bail!(LOST);
     }
-    // Let writes already sent finish (their results no longer matter to us).
+    // Let writes already sent finish (their results no longer matter to us), Events
+    // queued included: the lease is released only after, so nothing of ours lands in the
+    // next leader's term.
     let deadline = Instant::now() + Duration::from_secs(10);
-    while exec.in_flight.load(Ordering::SeqCst) > 0 && Instant::now() < deadline {
+    while (exec.in_flight.load(Ordering::SeqCst) > 0 || exec.writer.events_pending() > 0)
+        && Instant::now() < deadline
+    {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     tracing::info!("stopped");

@@ -270,7 +270,7 @@ impl Writer {
             + serde::de::DeserializeOwned
             + std::fmt::Debug,
     {
-        let _p = self.gate().await;
+        let _p = self.gate().await?;
         let patch = json!({ "metadata": { "resourceVersion": resource_version, "finalizers": finalizers } });
         let api: Api<K> = Api::all(self.client.clone());
         let pp = PatchParams {
@@ -365,6 +365,11 @@ impl Writer {
             &Patch::Apply(&body),
         )
         .await
+    }
+
+    /// Events queued or being published (0 before the first).
+    pub fn events_pending(&self) -> u64 {
+        self.events.get().map_or(0, EventSink::pending)
     }
 
     /// Publishes an Event about `object` (events.k8s.io/v1) without waiting: queued, and

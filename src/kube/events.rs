@@ -49,6 +49,9 @@ pub struct Outgoing {
 pub struct EventSink {
     tx: mpsc::Sender<Outgoing>,
     dropped: Arc<AtomicU64>,
+    /// Events queued or being published (a graceful stop waits for none before the lease
+    /// is released).
+    pending: Arc<AtomicU64>,
 }
 
 /// Who reports the Events.
@@ -62,16 +65,25 @@ impl EventSink {
     /// Starts the worker on the current runtime.
     pub fn start(client: Client, reporter: Reporter, fence: Option<Fence>) -> EventSink {
         let (tx, rx) = mpsc::channel(QUEUE);
-        tokio::spawn(run(client, reporter, fence, rx));
+        let pending = Arc::new(AtomicU64::new(0));
+        tokio::spawn(run(client, reporter, fence, rx, pending.clone()));
         EventSink {
             tx,
             dropped: Arc::new(AtomicU64::new(0)),
+            pending,
         }
+    }
+
+    /// Events queued or being published now.
+    pub fn pending(&self) -> u64 {
+        self.pending.load(Ordering::SeqCst)
     }
 
     /// Queues an Event; drops it when the queue is full.
     pub fn send(&self, ev: Outgoing) {
+        self.pending.fetch_add(1, Ordering::SeqCst);
         if self.tx.try_send(ev).is_err() {
+            self.pending.fetch_sub(1, Ordering::SeqCst);
             let n = self.dropped.fetch_add(1, Ordering::Relaxed) + 1;
             if n.is_power_of_two() {
                 tracing::warn!(
@@ -200,7 +212,17 @@ fn now_micro() -> MicroTime {
     MicroTime(k8s_openapi::jiff::Timestamp::now())
 }
 
-async fn publish(client: Client, ev: Event) -> kube::Result<()> {
+/// The fence again right before the request: a publish task may start a while after the
+/// worker looked.
+fn fenced(fence: &Option<Fence>) -> kube::Result<()> {
+    match fence {
+        Some(f) => f.check().map_err(|e| kube::Error::Service(Box::new(e))),
+        None => Ok(()),
+    }
+}
+
+async fn publish(client: Client, ev: Event, fence: Option<Fence>) -> kube::Result<()> {
+    fenced(&fence)?;
     let ns = ev.metadata.namespace.clone().unwrap_or_default();
     Api::<Event>::namespaced(client, &ns)
         .create(&PostParams::default(), &ev)
@@ -213,7 +235,9 @@ async fn publish_repeat(
     namespace: String,
     name: String,
     count: i32,
+    fence: Option<Fence>,
 ) -> kube::Result<()> {
+    fenced(&fence)?;
     let series = EventSeries {
         count,
         last_observed_time: now_micro(),
@@ -230,16 +254,33 @@ async fn run(
     reporter: Reporter,
     fence: Option<Fence>,
     mut rx: mpsc::Receiver<Outgoing>,
+    pending: Arc<AtomicU64>,
 ) {
     let mut cache = SeriesCache::default();
     let mut running: JoinSet<(String, kube::Result<()>)> = JoinSet::new();
-    while let Some(ev) = rx.recv().await {
-        while running.len() >= IN_FLIGHT {
-            if let Some(Ok((reason, Err(e)))) = running.join_next().await {
-                tracing::debug!(error = %e, reason, "cannot publish event");
+    let done = |r: Option<Result<(String, kube::Result<()>), _>>| {
+        if let Some(Ok((reason, Err(e)))) = r {
+            tracing::debug!(error = %e, reason, "cannot publish event");
+        }
+    };
+    loop {
+        let ev = tokio::select! {
+            ev = rx.recv() => match ev {
+                Some(ev) => ev,
+                None => return,
+            },
+            r = running.join_next(), if !running.is_empty() => {
+                done(r);
+                pending.fetch_sub(1, Ordering::SeqCst);
+                continue;
             }
+        };
+        while running.len() >= IN_FLIGHT {
+            done(running.join_next().await);
+            pending.fetch_sub(1, Ordering::SeqCst);
         }
         if fence.as_ref().is_some_and(|f| f.check().is_err()) {
+            pending.fetch_sub(1, Ordering::SeqCst);
             continue;
         }
         let now = Instant::now();
@@ -247,17 +288,19 @@ async fn run(
         let key = SeriesKey::of(&ev);
         let client = client.clone();
         let reason = ev.reason.clone();
+        let fence = fence.clone();
         match cache.repeat(&key) {
             Some((ns, name, count)) => {
-                running
-                    .spawn(async move { (reason, publish_repeat(client, ns, name, count).await) });
+                running.spawn(async move {
+                    (reason, publish_repeat(client, ns, name, count, fence).await)
+                });
             }
             None => {
                 let namespace = event_namespace(&ev.about);
                 let obj = event_object(&ev, &reporter, &namespace, now_micro());
                 let name = obj.metadata.name.clone().unwrap_or_default();
                 cache.remember(key, namespace, name, now);
-                running.spawn(async move { (reason, publish(client, obj).await) });
+                running.spawn(async move { (reason, publish(client, obj, fence).await) });
             }
         }
     }

@@ -102,8 +102,8 @@ async fn holder(client: &kube::Client) -> Option<usize> {
         .ok()
 }
 
-/// One write the audit log recorded: (received, replica, is a Lease write, succeeded).
-fn writes(path: &std::path::Path) -> Vec<(Timestamp, usize, bool, bool)> {
+/// One write the audit log recorded: (received, replica, is a Lease write, succeeded, what).
+fn writes(path: &std::path::Path) -> Vec<(Timestamp, usize, bool, bool, String)> {
     let text = std::fs::read_to_string(path).unwrap_or_default();
     text.lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
@@ -116,6 +116,13 @@ fn writes(path: &std::path::Path) -> Vec<(Timestamp, usize, bool, bool)> {
                 r.parse().ok()?,
                 e["objectRef"]["resource"] == "leases",
                 (200..300).contains(&code),
+                format!(
+                    "{} {}/{} {} ({code})",
+                    e["verb"].as_str().unwrap_or("?"),
+                    e["objectRef"]["resource"].as_str().unwrap_or("?"),
+                    e["objectRef"]["subresource"].as_str().unwrap_or(""),
+                    e["objectRef"]["name"].as_str().unwrap_or("?"),
+                ),
             ))
         })
         .collect()
@@ -129,7 +136,7 @@ fn check_terms(path: &std::path::Path) -> Result<(usize, usize), String> {
     all.sort_by_key(|w| w.0);
     let mut holder: Option<usize> = None;
     let (mut checked, mut terms) = (0, 0);
-    for (at, who, lease, ok) in all {
+    for (at, who, lease, ok, what) in all {
         if lease {
             if ok && holder != Some(who) {
                 holder = Some(who);
@@ -139,7 +146,7 @@ fn check_terms(path: &std::path::Path) -> Result<(usize, usize), String> {
         }
         if holder != Some(who) {
             return Err(format!(
-                "replica-{who} wrote at {at} while the Lease was last written by {holder:?}"
+                "replica-{who} wrote at {at} ({what}) while the Lease was last written by {holder:?}"
             ));
         }
         checked += 1;
