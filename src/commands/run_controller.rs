@@ -144,28 +144,29 @@ pub fn run(global: &GlobalArgs, args: RunControllerArgs) -> CliResult {
         .build()
         .context("cannot start the async runtime")?;
     runtime.block_on(async {
+        // Before anything else: a SIGTERM that arrives while connecting or electing must stop
+        // the process gracefully, not kill it (the default action) with writes in flight.
+        let stop = shutdown_signal()?;
         let conn = common::connect(global).await?;
         tracing::info!(identity = %opts.identity, leader_elect, "starting run-controller");
-        controller::run(conn, opts, shutdown_signal()).await
+        controller::run(conn, opts, stop).await
     })?;
     // Background tasks (HTTP servers, finished watches) must not hold the process.
     runtime.shutdown_timeout(Duration::from_secs(1));
     Ok(Outcome::Success)
 }
 
-/// SIGTERM (what Kubernetes sends) or SIGINT (Ctrl-C).
-async fn shutdown_signal() {
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
+/// SIGTERM (what Kubernetes sends) or SIGINT (Ctrl-C). Both handlers are installed when this
+/// is called, not when the future is first polled.
+fn shutdown_signal() -> anyhow::Result<impl std::future::Future<Output = ()>> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut term = signal(SignalKind::terminate()).context("cannot handle SIGTERM")?;
+    let mut int = signal(SignalKind::interrupt()).context("cannot handle SIGINT")?;
+    Ok(async move {
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = int.recv() => {}
         }
-    };
-    tokio::select! {
-        _ = term => {}
-        _ = tokio::signal::ctrl_c() => {}
-    }
-    tracing::info!("shutting down");
+        tracing::info!("shutting down");
+    })
 }

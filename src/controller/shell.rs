@@ -366,14 +366,26 @@ pub(super) async fn lead(
     );
     health.ready.store(true, Ordering::Relaxed);
 
+    // With leader election, writes go out on connections of their own that check the fence
+    // before every byte (a process stopped between the Writer's check and the send, then
+    // continued after its term, sends nothing).
+    let fence = election.as_deref().map(Election::fence);
+    let write_client = match &fence {
+        Some(f) => crate::kube::fenced_io::fenced_client(
+            &conn.config,
+            crate::kube::client::Timeouts::REQUESTS,
+            f.clone(),
+        )?,
+        None => conn.client.clone(),
+    };
     let exec = Executor {
         writer: Writer::new(
-            conn.client.clone(),
+            write_client,
             opts.max_in_flight,
             opts.client_rate_limit,
             &opts.identity,
         )
-        .fenced(election.as_deref().map(Election::fence)),
+        .fenced(fence),
         metrics,
         tx,
         in_flight: Arc::new(AtomicUsize::new(0)),

@@ -151,7 +151,11 @@ impl Writer {
     /// Server-side applies the parts of a Workload's status the controller owns: conditions,
     /// admission, resource requests, reclaimable pods, scheduling stats and the accumulated
     /// execution time. A part left out
-    /// (a cleared admission) is removed. `metadata.uid` guards against a recreated object.
+    /// (a cleared admission) is removed. `metadata.uid` guards against a recreated object and
+    /// `metadata.resourceVersion` (when known) against a decision made on a stale copy, as
+    /// upstream's strict status apply: the API server answers 409 if anyone wrote the
+    /// Workload since (another leader's admission not yet seen, a Job's finish), and the caller
+    /// decides again from the newer copy.
     pub async fn apply_workload_status(
         &self,
         wl: &Workload,
@@ -168,12 +172,15 @@ impl Writer {
             accumulated_past_execution_time_seconds: status.accumulated_past_execution_time_seconds,
             ..Default::default()
         };
-        let body = json!({
+        let mut body = json!({
             "apiVersion": crate::api::API_VERSION,
             "kind": "Workload",
             "metadata": { "name": name, "namespace": ns, "uid": wl.metadata.uid },
             "status": owned,
         });
+        if let Some(rv) = &wl.metadata.resource_version {
+            body["metadata"]["resourceVersion"] = json!(rv);
+        }
         let api: Api<Workload> = Api::namespaced(self.client.clone(), &ns);
         api.patch_status(
             &name,

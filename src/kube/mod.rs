@@ -7,6 +7,7 @@
 pub mod apply;
 pub mod client;
 pub mod events;
+pub mod fenced_io;
 pub mod install;
 pub mod jobs;
 pub mod lease;

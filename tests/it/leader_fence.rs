@@ -445,3 +445,50 @@ spec:
         assert!(!keys.contains(&k), "a fenced write went out: {keys:?}");
     }
 }
+
+/// The fence at the socket: the leader's write client refuses to send a byte once the fence
+/// is closed, even for a request that got past every earlier check (here: sent straight to
+/// the client, as a request already inside the client when the process was stopped would be),
+/// and on a pooled connection that was opened while the fence was open.
+#[cfg_attr(
+    skip_cluster_tests,
+    ignore = "needs the test control plane (KUEUE_SKIP_CLUSTER_TESTS is set)"
+)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_leaders_write_client_sends_nothing_once_the_fence_is_closed() {
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use kube::api::{Patch, PatchParams, PostParams};
+    use kubectl_kueue::kube::client::Timeouts;
+    use kubectl_kueue::kube::fenced_io::fenced_client;
+    use kubectl_kueue::kube::lease::Fence;
+    let cluster = crate::support::cluster::shared_apiserver();
+    let ns = cluster.new_namespace("socket-fence").await;
+    let fence = Fence::new();
+    fence.extend(Instant::now() + Duration::from_secs(60));
+    let fenced = fenced_client(&cluster.kube_config(), Timeouts::REQUESTS, fence.clone()).unwrap();
+    let maps = Api::<ConfigMap>::namespaced(fenced, &ns);
+    let cm: ConfigMap =
+        serde_json::from_value(serde_json::json!({ "metadata": { "name": "c" } })).unwrap();
+    maps.create(&PostParams::default(), &cm).await.unwrap();
+
+    fence.close();
+    let patch = serde_json::json!({ "data": { "sent": "after the fence closed" } });
+    let refused = maps
+        .patch("c", &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .unwrap_err();
+    let chain = format!("{refused:?}");
+    assert!(chain.contains("Fenced"), "{chain}");
+    // A fresh connection is refused the same way (its TLS handshake is never sent).
+    let fresh = fenced_client(&cluster.kube_config(), Timeouts::REQUESTS, fence.clone()).unwrap();
+    Api::<ConfigMap>::namespaced(fresh, &ns)
+        .patch("c", &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .unwrap_err();
+
+    let stored = Api::<ConfigMap>::namespaced(cluster.client(), &ns)
+        .get("c")
+        .await
+        .unwrap();
+    assert!(stored.data.is_none(), "a fenced write arrived: {stored:?}");
+}

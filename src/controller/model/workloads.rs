@@ -21,6 +21,9 @@ use crate::status;
 use super::plan::{Action, Effect, EventText, StatusWrite, WriteError, WriteResult};
 use super::{Ctx, owner_job};
 
+/// The first retry after a status write refused with 409 (a stale copy).
+const CONFLICT_RETRY: Duration = Duration::from_millis(200);
+
 /// Backoff after a failed write: 1 s doubling to 30 s.
 pub(crate) fn backoff(failures: u32) -> Duration {
     Duration::from_secs((1u64 << failures.min(5)).min(30))
@@ -153,7 +156,15 @@ impl Ctx<'_> {
             tracing::warn!(workload = %key, error = %e, "could not update the Workload's status");
         }
         book.failures += 1;
-        book.retry_at = Some(now + backoff(book.failures));
+        // A conflict means a newer copy exists and is on its way through the watch: decide
+        // again soon after (upstream requeues at once); repeated ones back off as any failure.
+        book.retry_at = Some(
+            now + if e == WriteError::Conflict && book.failures == 1 {
+                CONFLICT_RETRY
+            } else {
+                backoff(book.failures)
+            },
+        );
         book.evicting = false;
         // Whatever the plan did to the engine is undone when the Workload is re-read
         // from the API server (sync_workload) with its retry pending.

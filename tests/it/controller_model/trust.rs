@@ -585,3 +585,68 @@ fn a_suspended_job_that_loses_its_queue_label_finishes_its_workload() {
         &wl_of(&world, "first").metadata.name.clone().unwrap()
     ));
 }
+
+/// A new leader whose cache has not yet seen the old leader's admission of `w` decides to
+/// admit it too: the API server refuses the write made on the stale copy (409), the newer copy
+/// decides, and `w` is counted once, with nothing else admitted into its quota.
+#[test]
+fn an_admission_decided_on_a_stale_copy_is_refused_and_the_newer_copy_counts_once() {
+    let mut world = World::new();
+    cluster(&mut world, "", "cpu", "4");
+    let first = world.put_workload(workload(&world, "ns", "w", "lq", 4));
+    let write = first
+        .iter()
+        .find(|a| matches!(a, Action::WriteWorkloadStatus { write, .. } if write.admits))
+        .expect("an admission write")
+        .clone();
+    let Action::WriteWorkloadStatus { write: decided, .. } = &write else {
+        unreachable!()
+    };
+    // The old leader's admission landed first; our watch has not delivered it yet.
+    let mut theirs = (*world.workload("ns", "w")).clone();
+    theirs.status = Some(decided.status.clone());
+    theirs.metadata.resource_version = Some(world.rv());
+    world.cache.put_workload(theirs);
+
+    let answer = world.perform(&write);
+    assert!(
+        matches!(
+            &answer[..],
+            [Input::WorkloadWritten {
+                result: Err(WriteError::Conflict),
+                ..
+            }]
+        ),
+        "{answer:#?}"
+    );
+    let after = world.input(answer.into_iter().next().unwrap());
+    assert!(
+        status_writes(&after).is_empty(),
+        "nothing is written again before the newer copy is seen: {after:#?}"
+    );
+    // The watch delivers the old leader's write.
+    let seen = world.input(changed(Kind::Workload, &key("ns", "w")));
+    let seen = world.settle(seen);
+    assert!(
+        holds_quota(&world, "w"),
+        "the admission on the server counts"
+    );
+    assert!(
+        !status_writes(&seen)
+            .get("w")
+            .is_some_and(|ws| ws.iter().any(|w| w.admits)),
+        "and is not made a second time: {seen:#?}"
+    );
+    world.advance(std::time::Duration::from_secs(1));
+    let tick = world.tick();
+    let later = world.settle(tick);
+    assert!(
+        !status_writes(&later)
+            .get("w")
+            .is_some_and(|ws| ws.iter().any(|w| w.admits)),
+        "not after the retry either: {later:#?}"
+    );
+    let other = world.put_workload(workload(&world, "ns", "other", "lq", 4));
+    let other = world.settle(other);
+    assert!(!holds_quota(&world, "other"), "no room: {other:#?}");
+}

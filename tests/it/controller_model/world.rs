@@ -83,7 +83,7 @@ impl World {
         }
     }
 
-    fn rv(&mut self) -> String {
+    pub fn rv(&mut self) -> String {
         self.next_rv += 1;
         self.next_rv.to_string()
     }
@@ -147,8 +147,18 @@ impl World {
     /// followed by the watch notices; Events and metrics are recorded.
     pub fn perform(&mut self, action: &Action) -> Vec<Input> {
         match action {
-            Action::WriteWorkloadStatus { key, write, .. } => {
+            Action::WriteWorkloadStatus { key, write, object } => {
                 let mut w = (*self.cache.workloads[key]).clone();
+                // As the API server: a status apply carrying a resourceVersion other than the
+                // stored one is refused (the shell sends the copy's resourceVersion).
+                if object.metadata.resource_version.is_some()
+                    && object.metadata.resource_version != w.metadata.resource_version
+                {
+                    return vec![Input::WorkloadWritten {
+                        key: key.clone(),
+                        result: Err(WriteError::Conflict),
+                    }];
+                }
                 w.status = Some(write.status.clone());
                 w.metadata.resource_version = Some(self.rv());
                 self.cache.put_workload(w.clone());
@@ -408,7 +418,7 @@ impl World {
     }
 }
 
-fn changed(kind: Kind, key: &WorkloadKey) -> Input {
+pub fn changed(kind: Kind, key: &WorkloadKey) -> Input {
     Input::Changed {
         kind,
         key: ObjectKey {
