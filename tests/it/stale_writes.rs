@@ -2,6 +2,7 @@
 //! decided on (upstream's strict status apply), proven on the real API server: a write made on
 //! a copy someone changed since is refused with 409 and changes nothing; one made on the
 //! current copy lands.
+#![cfg(feature = "cli")]
 
 use kube::api::{Api, Patch, PatchParams};
 use kubectl_kueue::api::{Workload, WorkloadStatus};
