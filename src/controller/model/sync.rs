@@ -72,6 +72,7 @@ impl Ctx<'_> {
             self.now.wall,
             &self.m.settings.exclude_resource_prefixes,
             &self.m.requests,
+            self.m.engine.config().orders_by_eviction(),
         ) {
             Ok(m) => m,
             Err(e) => {
