@@ -149,8 +149,8 @@ impl Writer {
     }
 
     /// Server-side applies the parts of a Workload's status the controller owns: conditions,
-    /// admission, resource requests, reclaimable pods, scheduling stats and the accumulated
-    /// execution time. A part left out
+    /// admission, resource requests, reclaimable pods, scheduling stats, the requeue state
+    /// and the accumulated execution time. A part left out
     /// (a cleared admission) is removed. `metadata.uid` guards against a recreated object.
     pub async fn apply_workload_status(
         &self,
@@ -165,6 +165,7 @@ impl Writer {
             resource_requests: status.resource_requests.clone(),
             reclaimable_pods: status.reclaimable_pods.clone(),
             scheduling_stats: status.scheduling_stats.clone(),
+            requeue_state: status.requeue_state.clone(),
             accumulated_past_execution_time_seconds: status.accumulated_past_execution_time_seconds,
             ..Default::default()
         };

@@ -38,6 +38,7 @@ mod e2e_controller;
 mod e2e_fidelity;
 mod e2e_install;
 mod e2e_leader;
+mod e2e_pods_ready;
 mod e2e_running_work;
 mod e2e_trust;
 mod e2e_workloads;
