@@ -48,6 +48,7 @@ mod engine_flavors;
 mod engine_forecast;
 mod engine_oracle;
 mod engine_ordering;
+mod engine_pods_ready;
 mod engine_preemption;
 mod engine_properties;
 mod engine_quota;
