@@ -369,3 +369,35 @@ fn the_controller_evicts_when_the_timeout_runs_out_and_requeues_after_the_backof
         Some("DeactivatedDueToRequeuingLimitExceeded")
     );
 }
+
+#[test]
+fn requeuing_timestamp_decides_where_a_timed_out_workload_queues() {
+    // `old` was created first but evicted for the timeout after `young` was created; its
+    // backoff is over. One fits.
+    let requeued = "status:
+  requeueState: {count: 1}
+  conditions:
+  - {type: Evicted, status: 'True', reason: PodsReadyTimeout, message: Exceeded the PodsReady timeout ns-a/old, lastTransitionTime: '2025-12-31T23:30:00Z'}
+  - {type: Requeued, status: 'True', reason: BackoffFinished, message: The workload backoff was finished, lastTransitionTime: '2025-12-31T23:31:00Z'}
+  - {type: QuotaReserved, status: 'False', reason: PendingEvaluation, message: Exceeded the PodsReady timeout ns-a/old, lastTransitionTime: '2025-12-31T23:30:00Z'}
+";
+    let story = |timestamp: &str| {
+        [
+            config(false).replace(
+                "backoffLimitCount: 1,",
+                &format!("timestamp: {timestamp}, backoffLimitCount: 1,"),
+            ),
+            cluster_queue("a", &[("f1", 4)], ""),
+            local_queue("ns-a", "a", ""),
+            workload("ns-a", "old", 4, requeued),
+            created_later("ns-a", "young", 4, 10, ""),
+        ]
+        .concat()
+    };
+    let by_eviction = both_ways(&story("Eviction"));
+    assert!(by_eviction["young"].0.is_some(), "{by_eviction:#?}");
+    assert!(by_eviction["old"].0.is_none());
+    let by_creation = both_ways(&story("Creation"));
+    assert!(by_creation["old"].0.is_some(), "{by_creation:#?}");
+    assert!(by_creation["young"].0.is_none());
+}
