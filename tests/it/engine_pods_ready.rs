@@ -110,11 +110,9 @@ fn the_gate_opens_when_the_last_not_ready_workload_is_ready() {
     engine.upsert_workload(now_ready);
     let outcome = engine.run_cycle(NOW);
     assert!(
-        outcome
-            .decisions
-            .iter()
-            .any(|d| d.workload.to_string() == "ns/next"
-                && matches!(d.decision, Decision::Admitted { .. })),
+        outcome.decisions.iter().any(|d| d.workload
+            == kubectl_kueue::scheduler::WorkloadKey::new("ns", "next")
+            && matches!(d.decision, Decision::Admitted { .. })),
         "{:?}",
         outcome.decisions
     );
