@@ -398,6 +398,7 @@ pub fn render(e: &Explanation, color: bool) -> String {
         }
     } else if e.state == State::Pending
         && e.problems.is_empty()
+        && e.waiting_for_pods_ready.is_empty()
         && e.preemption.as_ref().is_none_or(|p| !p.possible)
     {
         let _ = writeln!(

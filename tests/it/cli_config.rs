@@ -124,7 +124,10 @@ fn simulate_acts_on_wait_for_pods_ready_and_explain_says_what_holds_a_workload()
         ])
         .assert()
         .success()
-        .stdout(predicate::str::contains("Not ready yet: ns/first"));
+        .stdout(
+            predicate::str::contains("Not ready yet: ns/first")
+                .and(predicate::str::contains("waits for quota to be released").not()),
+        );
 }
 
 #[test]
