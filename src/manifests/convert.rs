@@ -592,8 +592,12 @@ pub fn scheduler_config(
 }
 
 /// `waitForPodsReady` with upstream's defaults (v1beta1's, as the internal Configuration is
-/// v1beta1-shaped; a v1beta2 file arrives with v1beta2's already applied), or `None` when off.
+/// v1beta1-shaped; a v1beta2 file arrives with v1beta2's already applied), or `None` when off
+/// (also with the `DisableWaitForPodsReady` feature gate on, as upstream).
 pub fn pods_ready_config(c: &Configuration) -> Option<m::PodsReadyConfig> {
+    if c.feature_gate("DisableWaitForPodsReady") == Some(true) {
+        return None;
+    }
     let defaulted = c.clone().with_defaults(None);
     let w = defaulted.wait_for_pods_ready.filter(|w| w.enable)?;
     let ms = |d: std::time::Duration| i64::try_from(d.as_millis()).unwrap_or(i64::MAX);

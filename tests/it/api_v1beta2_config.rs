@@ -281,6 +281,12 @@ fn wait_for_pods_ready_settings_take_each_versions_defaults() {
         (v2.timeout_ms, v2.recovery_timeout_ms, v2.block_admission),
         (1_800_000, Some(1_800_000), false)
     );
+    // Upstream's DisableWaitForPodsReady gate switches it off in either version.
+    let gated = cfg_convert::internal_from_v1beta2(
+        config_v2(json!({"featureGates": {"DisableWaitForPodsReady": true}})),
+        None,
+    );
+    assert_eq!(pods_ready_config(&gated), None);
     // What a file writes wins.
     let written = cfg_convert::internal_from_v1beta2(
         config_v2(json!({"waitForPodsReady": {

@@ -9,7 +9,7 @@
 //! `manageJobsWithoutQueueName`, `managedJobsNamespaceSelector`, `fairSharing`,
 //! `resources.excludeResourcePrefixes`, `resources.quotaCheckStrategy`,
 //! `integrations.frameworks` with `batch/job`, `waitForPodsReady`, the `ConcurrentAdmission`
-//! feature gate.
+//! and `DisableWaitForPodsReady` feature gates.
 //!
 //! Values upstream's validation rejects refuse the file too ([`invalid_values`]), naming the
 //! field as upstream does.
@@ -35,7 +35,7 @@ pub struct Support {
 }
 
 /// Feature gates whose setting we act on.
-const GATES_ACTED_ON: &[&str] = &["ConcurrentAdmission"];
+const GATES_ACTED_ON: &[&str] = &["ConcurrentAdmission", "DisableWaitForPodsReady"];
 
 /// The job framework we integrate.
 const BATCH_JOB: &str = "batch/job";
