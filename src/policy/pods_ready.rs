@@ -7,7 +7,7 @@
 //!   been ready);
 //! - an admitted Workload not ready within `timeout` of `Admitted` (or, waiting for
 //!   recovery, within `recoveryTimeout` of losing readiness) is evicted with reason
-//!   `PodsReadyTimeout`, message "Exceeded the PodsReady timeout <ns>/<name>", underlying
+//!   `PodsReadyTimeout`, message "Exceeded the PodsReady timeout NS/NAME", underlying
 //!   cause `WaitForStart` or `WaitForRecovery`, and `requeueState` counts one more requeue
 //!   with `requeueAt` = now + `backoffBaseSeconds`·2^(count−1), capped at
 //!   `backoffMaxSeconds`;
