@@ -56,6 +56,10 @@ pub struct Explanation {
     /// Workloads whose eviction message names this workload (by UID) as their preemptor.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub preempted_by_it: Vec<PreemptedInfo>,
+    /// It fits, but `waitForPodsReady.blockAdmission` holds every admission until these
+    /// admitted workloads are `PodsReady` (pending workloads only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub waiting_for_pods_ready: Vec<String>,
     /// When it is expected to start (pending workloads only), with the runtimes assumed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub estimated_start: Option<StartEstimate>,
@@ -457,6 +461,15 @@ pub fn explain(
         .then(|| queue_info(&engine, &id, cluster_queue.as_deref()))
         .flatten();
     let evaluation = evaluation_info(&ev, holding.as_deref());
+    let waiting_for_pods_ready = if state == State::Pending && evaluation.mode == Mode::Fit {
+        engine
+            .admitted_not_ready()
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    } else {
+        Vec::new()
+    };
     let mut preemption = preemption_info(&ev);
     if let Some(p) = preemption
         .as_mut()
@@ -501,6 +514,7 @@ pub fn explain(
         nodes,
         next_steps,
         preempted_by_it,
+        waiting_for_pods_ready,
         estimated_start: (state == State::Pending)
             .then(|| {
                 let fc = crate::view::forecast::run(&inv, &converted.state, opts.now);
@@ -573,6 +587,7 @@ fn not_created(key: &str, job: Option<String>, reason: &str, message: &str) -> E
         nodes: vec![],
         next_steps: vec![],
         preempted_by_it: vec![],
+        waiting_for_pods_ready: vec![],
         estimated_start: None,
     }
 }

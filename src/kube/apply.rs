@@ -149,13 +149,12 @@ impl Writer {
     }
 
     /// Server-side applies the parts of a Workload's status the controller owns: conditions,
-    /// admission, resource requests, reclaimable pods, scheduling stats and the accumulated
-    /// execution time. A part left out
-    /// (a cleared admission) is removed. `metadata.uid` guards against a recreated object and
-    /// `metadata.resourceVersion` (when known) against a decision made on a stale copy, as
-    /// upstream's strict status apply: the API server answers 409 if anyone wrote the
-    /// Workload since (another leader's admission not yet seen, a Job's finish), and the caller
-    /// decides again from the newer copy.
+    /// admission, resource requests, reclaimable pods, scheduling stats, the requeue state
+    /// and the accumulated execution time. A part left out (a cleared admission) is removed.
+    /// `metadata.uid` guards against a recreated object and `metadata.resourceVersion` (when
+    /// known) against a decision made on a stale copy, as upstream's strict status apply: the
+    /// API server answers 409 if anyone wrote the Workload since (another leader's admission
+    /// not yet seen, a Job's finish), and the caller decides again from the newer copy.
     pub async fn apply_workload_status(
         &self,
         wl: &Workload,
@@ -169,6 +168,7 @@ impl Writer {
             resource_requests: status.resource_requests.clone(),
             reclaimable_pods: status.reclaimable_pods.clone(),
             scheduling_stats: status.scheduling_stats.clone(),
+            requeue_state: status.requeue_state.clone(),
             accumulated_past_execution_time_seconds: status.accumulated_past_execution_time_seconds,
             ..Default::default()
         };

@@ -394,6 +394,7 @@ pub fn workload(
     now: Millis,
     exclude_prefixes: &[String],
     requests: &RequestContext,
+    order_by_eviction: bool,
 ) -> Result<m::Workload, InputError> {
     let ns = wl
         .metadata
@@ -411,7 +412,8 @@ pub fn workload(
     if let Some(ev) = status
         .condition(condition::EVICTED)
         .filter(|c| c.status == "True")
-        && (ev.reason == "PodsReadyTimeout" || ev.reason == "AdmissionCheck")
+        && ((ev.reason == condition::EVICTED_BY_PODS_READY_TIMEOUT && order_by_eviction)
+            || ev.reason == "AdmissionCheck")
     {
         queue_time = millis(&ev.last_transition_time);
     }
@@ -537,6 +539,7 @@ pub fn workload(
         evicted: holds && cond_true(condition::EVICTED),
         requeue_blocked: requeued_false || requeue_at.is_some_and(|t| t > now),
         requeue_at,
+        pods_ready: cond_true(condition::PODS_READY),
         reclaimable: status
             .reclaimable_pods
             .iter()
@@ -584,7 +587,34 @@ pub fn scheduler_config(
     {
         out.quota_check = QuotaCheckStrategy::IgnoreUndeclared;
     }
+    out.pods_ready = pods_ready_config(c);
     out
+}
+
+/// `waitForPodsReady` with upstream's defaults (v1beta1's, as the internal Configuration is
+/// v1beta1-shaped; a v1beta2 file arrives with v1beta2's already applied), or `None` when off
+/// (also with the `DisableWaitForPodsReady` feature gate on, as upstream).
+pub fn pods_ready_config(c: &Configuration) -> Option<m::PodsReadyConfig> {
+    if c.feature_gate("DisableWaitForPodsReady") == Some(true) {
+        return None;
+    }
+    let defaulted = c.clone().with_defaults(None);
+    let w = defaulted.wait_for_pods_ready.filter(|w| w.enable)?;
+    let ms = |d: std::time::Duration| i64::try_from(d.as_millis()).unwrap_or(i64::MAX);
+    let timeout_ms = ms(w
+        .timeout
+        .unwrap_or(api::config::DEFAULT_PODS_READY_TIMEOUT)
+        .0);
+    let strategy = w.requeuing_strategy.unwrap_or_default();
+    Some(m::PodsReadyConfig {
+        timeout_ms,
+        recovery_timeout_ms: w.recovery_timeout.map(|d| ms(d.0)).filter(|&d| d > 0),
+        block_admission: w.block_admission.unwrap_or(false),
+        order_by_eviction: strategy.timestamp != Some(api::config::RequeuingTimestamp::Creation),
+        backoff_limit_count: strategy.backoff_limit_count,
+        backoff_base_seconds: strategy.backoff_base_seconds.unwrap_or(60),
+        backoff_max_seconds: strategy.backoff_max_seconds.unwrap_or(3600),
+    })
 }
 
 fn check_unique<T>(
@@ -753,6 +783,7 @@ pub fn convert(inv: &Inventory, opts: &ConvertOptions) -> Result<Converted, Inpu
             opts.now,
             &exclude,
             &request_context,
+            out.state.config.orders_by_eviction(),
         )
         .map_err(|e| match &job {
             // Point at the Job the user wrote, not the Workload built from it.

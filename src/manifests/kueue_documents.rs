@@ -155,15 +155,15 @@ pub(super) fn read_config(
     let (config, found) = match version {
         KueueVersion::V1beta1 => {
             let config = typed(doc, id)?;
-            let found = support::check(&config);
+            let mut found = support::check(&config);
+            found
+                .refused
+                .extend(support::zero_pods_ready_timeout(&config));
             (config, found)
         }
         KueueVersion::V1beta2 => {
             let written: v2::config::Configuration = typed(doc, id)?;
-            let mut found = support::check(&convert::config::to_v1beta1(&written));
-            if written.wait_for_pods_ready.is_none() {
-                found.warnings.insert(0, support::pods_ready_by_default());
-            }
+            let found = support::check(&convert::config::to_v1beta1(&written));
             (convert::config::internal_from_v1beta2(written, None), found)
         }
     };

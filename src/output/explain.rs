@@ -135,6 +135,14 @@ pub fn render(e: &Explanation, color: bool) -> String {
             let _ = writeln!(out, "  - {p}");
         }
     }
+    if !e.waiting_for_pods_ready.is_empty() {
+        let _ = writeln!(out, "\n{}", paint.title("Held by waitForPodsReady"));
+        let _ = writeln!(
+            out,
+            "  It fits, but with blockAdmission nothing is admitted until every admitted workload is PodsReady. Not ready yet: {}",
+            e.waiting_for_pods_ready.join(", ")
+        );
+    }
     if let Some(q) = &e.queue {
         let _ = writeln!(out, "\n{}", paint.title("Queue"));
         let _ = writeln!(
@@ -390,6 +398,7 @@ pub fn render(e: &Explanation, color: bool) -> String {
         }
     } else if e.state == State::Pending
         && e.problems.is_empty()
+        && e.waiting_for_pods_ready.is_empty()
         && e.preemption.as_ref().is_none_or(|p| !p.possible)
     {
         let _ = writeln!(

@@ -27,7 +27,7 @@ pub const LOCAL_QUEUE_STOPPED_MESSAGE: &str = "The LocalQueue is stopped";
 /// An eviction the workload controller makes (not a preemption).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Eviction {
-    /// `Deactivated`, `ClusterQueueStopped` or `LocalQueueStopped`.
+    /// `Deactivated`, `ClusterQueueStopped`, `LocalQueueStopped` or `PodsReadyTimeout`.
     pub reason: &'static str,
     pub message: String,
     /// Upstream's underlying cause: a deactivation's `DeactivationTarget` reason (e.g.
@@ -44,7 +44,8 @@ pub struct Eviction {
 impl Eviction {
     /// The Event's reason: `EvictedDueTo<reason>`, with `DueTo<cause>` after a cause.
     pub fn event_reason(&self) -> String {
-        if self.cause.is_empty() {
+        // Upstream names the cause in the reason of deactivations only.
+        if self.cause.is_empty() || self.reason != condition::DEACTIVATED {
             format!("EvictedDueTo{}", self.reason)
         } else {
             format!("EvictedDueTo{}DueTo{}", self.reason, self.cause)
@@ -126,6 +127,8 @@ pub fn queue_transition(
                 status
                     .conditions
                     .retain(|c| c.type_ != condition::DEACTIVATION_TARGET);
+                // Upstream clears the requeue state of a deactivated Workload.
+                status.requeue_state = None;
                 (cause, format!("{message} due to {why}"))
             }
             _ => (String::new(), message.to_string()),

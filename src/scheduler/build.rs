@@ -56,6 +56,7 @@ impl Engine {
             detailed_pending: false,
             equivalent_decisions: true,
             epoch: 0,
+            pods_ready_parked: false,
             base,
         };
         engine.build_tree();

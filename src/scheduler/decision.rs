@@ -21,6 +21,8 @@ pub enum PendingReason {
     /// `spec.active: false`.
     Deactivated,
     Unsupported,
+    /// `waitForPodsReady.blockAdmission` holds it.
+    WaitingForPodsReady,
 }
 
 impl PendingReason {
@@ -35,6 +37,7 @@ impl PendingReason {
             PendingReason::PendingEvaluation => "PendingEvaluation",
             PendingReason::Deactivated => "Deactivated",
             PendingReason::Unsupported => "Unsupported",
+            PendingReason::WaitingForPodsReady => "WaitingForPodsReady",
         }
     }
 
@@ -49,6 +52,7 @@ impl PendingReason {
             "PendingEvaluation" => PendingReason::PendingEvaluation,
             "Deactivated" => PendingReason::Deactivated,
             "Unsupported" => PendingReason::Unsupported,
+            "WaitingForPodsReady" => PendingReason::WaitingForPodsReady,
             _ => return None,
         })
     }
@@ -340,6 +344,10 @@ pub enum PendingDetail {
     /// Requests that can never be admitted (negative, above their limits).
     InvalidRequests {
         problems: Vec<String>,
+    },
+    /// It fits, but `blockAdmission` holds it until these admitted workloads are `PodsReady`.
+    WaitingForPodsReady {
+        workloads: Vec<WorkloadKey>,
     },
 }
 

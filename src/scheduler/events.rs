@@ -20,6 +20,7 @@ impl Engine {
         if let Some(cq) = freed {
             self.retry_cohort(cq);
         }
+        self.lift_pods_ready_block();
     }
 
     /// Removes a workload (deleted, or finished). Returns whether it existed.
@@ -32,6 +33,7 @@ impl Engine {
         if let Some(cq) = freed {
             self.retry_cohort(cq);
         }
+        self.lift_pods_ready_block();
         true
     }
 
@@ -47,6 +49,7 @@ impl Engine {
         if let Some(cq) = freed {
             self.retry_cohort(cq);
         }
+        self.lift_pods_ready_block();
         true
     }
 
@@ -72,6 +75,7 @@ impl Engine {
         self.enqueue(&mut st);
         self.wls[id] = Some(st);
         self.retry_cohort(holding.cq);
+        self.lift_pods_ready_block();
         true
     }
 

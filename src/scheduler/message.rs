@@ -52,6 +52,9 @@ pub const EQUIVALENT_FAILED: &str =
 pub const OVERLAPPING_TARGETS: &str =
     "Workload has overlapping preemption targets with another workload";
 
+/// Upstream's `QuotaReserved=False` message while `blockAdmission` holds admissions.
+pub const WAITING_FOR_PODS_READY: &str =
+    "waiting for all admitted workloads to be in PodsReady condition";
 pub const NO_LONGER_FITS: &str = "Workload no longer fits after processing another workload";
 
 /// The preemptor's message while its victims are evicted: its flavor assignment message

@@ -30,6 +30,7 @@ pub mod labels;
 pub mod live;
 pub mod message;
 pub mod model;
+pub mod pods_ready;
 pub mod preemption;
 pub mod quantity;
 pub mod queue;

@@ -22,6 +22,41 @@ pub struct SchedulerConfig {
     pub quota_check: QuotaCheckStrategy,
     /// How a ClusterQueue without `namespaceSelector` is read (see README: the seed omits it).
     pub missing_namespace_selector: MissingSelector,
+    /// `waitForPodsReady`, when on.
+    pub pods_ready: Option<PodsReadyConfig>,
+}
+
+/// Upstream's `waitForPodsReady`, defaults applied. The engine reads `block_admission`; the
+/// workload controller's rules ([`crate::policy::pods_ready`]) read the rest.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PodsReadyConfig {
+    /// `timeout`: how long an admitted workload has to get all its pods ready.
+    pub timeout_ms: Millis,
+    /// `recoveryTimeout`: how long a workload that lost readiness has to recover (`None`: no
+    /// limit).
+    pub recovery_timeout_ms: Option<Millis>,
+    /// `blockAdmission`: no admission while an admitted workload is not `PodsReady`.
+    pub block_admission: bool,
+    /// `requeuingStrategy.timestamp: Eviction`: a workload evicted for `PodsReadyTimeout`
+    /// queues by its eviction time (else by its creation time).
+    pub order_by_eviction: bool,
+    /// `requeuingStrategy.backoffLimitCount` (`None`: requeued forever).
+    pub backoff_limit_count: Option<i32>,
+    pub backoff_base_seconds: i32,
+    pub backoff_max_seconds: i32,
+}
+
+impl SchedulerConfig {
+    /// Does a workload evicted for `PodsReadyTimeout` queue by its eviction time? Upstream's
+    /// ordering defaults to yes, with `waitForPodsReady` off too.
+    pub fn orders_by_eviction(&self) -> bool {
+        self.pods_ready.as_ref().is_none_or(|p| p.order_by_eviction)
+    }
+
+    /// Is admission held while an admitted workload is not `PodsReady`?
+    pub fn blocks_admission(&self) -> bool {
+        self.pods_ready.as_ref().is_some_and(|p| p.block_admission)
+    }
 }
 
 impl Default for SchedulerConfig {
@@ -30,6 +65,7 @@ impl Default for SchedulerConfig {
             fair_sharing: None,
             quota_check: QuotaCheckStrategy::BlockUndeclared,
             missing_namespace_selector: MissingSelector::MatchAll,
+            pods_ready: None,
         }
     }
 }
@@ -296,6 +332,9 @@ pub struct Workload {
     /// `Requeued=False`, or a `requeueAt` in the future: not queued for now.
     pub requeue_blocked: bool,
     pub requeue_at: Option<Millis>,
+    /// `PodsReady=True`: with `blockAdmission`, an admitted workload without it holds every
+    /// other admission.
+    pub pods_ready: bool,
     /// podSet name -> pods that finished and no longer need quota.
     pub reclaimable: BTreeMap<String, i32>,
     /// Features we do not implement, by field path (topologyRequest, admission checks...).

@@ -50,6 +50,9 @@ pub enum RequeueReason {
     /// It would fit by preempting, but no workload may be preempted for it. Under
     /// BestEffortFIFO it parks, with its equivalent workloads.
     PreemptionNoCandidates,
+    /// It fits, but `blockAdmission` holds it while an admitted workload is not
+    /// `PodsReady`. Parked under both strategies, alone, until the gate opens.
+    WaitingForPodsReady,
 }
 
 /// One ClusterQueue's pending workloads.
@@ -155,7 +158,10 @@ impl CqQueue {
         }
         self.hash_of.insert(key.id, hash);
         let immediate = match self.strategy {
-            QueueingStrategy::StrictFifo => reason != RequeueReason::NamespaceMismatch,
+            QueueingStrategy::StrictFifo => !matches!(
+                reason,
+                RequeueReason::NamespaceMismatch | RequeueReason::WaitingForPodsReady
+            ),
             QueueingStrategy::BestEffortFifo => {
                 matches!(
                     reason,
@@ -163,7 +169,8 @@ impl CqQueue {
                 )
             }
         };
-        if immediate || pending_flavors || retry_pending {
+        let gated = reason == RequeueReason::WaitingForPodsReady;
+        if immediate || ((pending_flavors || retry_pending) && !gated) {
             self.heap_insert(key, hash);
             return Vec::new();
         }

@@ -208,6 +208,8 @@ pub struct Engine {
     /// Bumped whenever quota is taken or given back (admission, preemption, release,
     /// removal): evaluations from an older epoch may be stale.
     pub(crate) epoch: u64,
+    /// Entries were parked by the `blockAdmission` gate ([`super::pods_ready`]).
+    pub(crate) pods_ready_parked: bool,
     /// The objects the tree was built from (workloads excluded), for rebuilds.
     pub(crate) base: ClusterState,
 }

@@ -180,6 +180,20 @@ pub fn output_list(
         let key = ObjectKey::workload(&obj.metadata);
         let done = steps.get(&key).map(Vec::as_slice).unwrap_or_default();
         obj.status = Some(workload_status(&obj, engine, report, done, now));
+        // waitForPodsReady: the job reconciler's `PodsReady` on a Job's Workload.
+        if engine.config().pods_ready.is_some()
+            && let Some(job) = e.job.as_ref().and_then(|j| {
+                inv.jobs
+                    .iter()
+                    .find(|s| ObjectKey::namespaced(&s.obj.metadata).to_string() == *j)
+            })
+        {
+            crate::policy::pods_ready::set_for_job(
+                &mut obj,
+                crate::integration::job::pods_ready(&job.obj),
+                now,
+            );
+        }
         items.push(written::workload(&obj, &inv.sources, choice));
     }
     let figures = QueueFigures::of(engine);

@@ -1,5 +1,7 @@
 //! A simulation from input objects: apply `--set` edits, convert, apply the workload
-//! controller's rules to the Workloads as read (past the maximum execution time: marked and
+//! controller's rules to the Workloads as read (with `waitForPodsReady`: `PodsReady` from a
+//! given Job's status, timed out: evicted or past the requeue limit deactivated, backoff
+//! over: requeued; past the maximum execution time: marked and
 //! deactivated; deactivated or drained by a stopped queue: evicted; back in the queue once the queue runs again: requeued; evicted: the reservation
 //! released at once, as there are no pods to wait for offline), run to a fixpoint, and keep
 //! everything needed to print the result.
@@ -11,10 +13,11 @@ use super::edits::{Edit, EditError};
 use super::result::output_list;
 use super::runner::{RunReport, run_to_fixpoint};
 use super::written::OutputVersion;
-use crate::integration::job::{Mismatch, mismatch};
+use crate::integration::job::{self as job_integration, Mismatch, mismatch};
 use crate::manifests::job::workload_belongs_to;
 use crate::manifests::{ConvertOptions, Converted, InputError, Inventory, convert};
 use crate::policy::max_exec::{self, MaxExecStep};
+use crate::policy::pods_ready::{self, PodsReadyStep};
 use crate::policy::workload::{QueueTransition, queue_transition};
 use crate::scheduler::Engine;
 use crate::scheduler::model::{ClusterState, Millis};
@@ -62,7 +65,9 @@ impl Simulation {
         let converted = convert(&inventory, opts).map_err(SimulateError::Input)?;
         // The workload controller's rules, level-triggered on the objects as read; when any
         // applies, the picture is read again from the changed objects.
-        let converted = if workload_controller(&mut inventory, &converted.state, opts.now) {
+        let converted = if pods_ready_from_jobs(&mut inventory, &converted.state, opts.now)
+            | workload_controller(&mut inventory, &converted.state, opts.now)
+        {
             convert(&inventory, opts).map_err(SimulateError::Input)?
         } else {
             converted
@@ -122,6 +127,26 @@ fn jobs_and_their_workloads(inventory: &mut Inventory) {
     }
 }
 
+/// The job reconciler's `PodsReady` for each Workload given with its Job, from the Job's
+/// status (ready and succeeded pods), when `waitForPodsReady` is on. True when any changed.
+fn pods_ready_from_jobs(inventory: &mut Inventory, queues: &ClusterState, now: Millis) -> bool {
+    if queues.config.pods_ready.is_none() {
+        return false;
+    }
+    let mut changed = false;
+    for job in &inventory.jobs {
+        if let Some(w) = inventory
+            .workloads
+            .iter_mut()
+            .find(|w| workload_belongs_to(&w.obj, &job.obj))
+        {
+            changed |=
+                pods_ready::set_for_job(&mut w.obj, job_integration::pods_ready(&job.obj), now);
+        }
+    }
+    changed
+}
+
 /// Applies the workload controller's transitions to every Workload object in `inventory`
 /// (`queues`: the picture converted from it). True when any Workload changed.
 fn workload_controller(inventory: &mut Inventory, queues: &ClusterState, now: Millis) -> bool {
@@ -135,6 +160,19 @@ fn workload_controller(inventory: &mut Inventory, queues: &ClusterState, now: Mi
                 Some(MaxExecStep::Mark { status, .. }) => w.obj.status = Some(*status),
                 Some(MaxExecStep::Deactivate) => w.obj.spec.active = false,
                 Some(MaxExecStep::LookAgainAt(_)) | None => break,
+            }
+        }
+        // waitForPodsReady: timed out, evicted (released below) or, past the requeue limit,
+        // marked and deactivated; its backoff over, queued again.
+        if let Some(cfg) = &queues.config.pods_ready {
+            match pods_ready::step(&w.obj, cfg, now) {
+                Some(PodsReadyStep::Evict(e)) => w.obj.status = Some(e.status),
+                Some(PodsReadyStep::Mark(status)) => {
+                    w.obj.status = Some(*status);
+                    w.obj.spec.active = false;
+                }
+                Some(PodsReadyStep::BackoffFinished(status)) => w.obj.status = Some(*status),
+                Some(PodsReadyStep::LookAgainAt(_)) | None => {}
             }
         }
         changed |= before_exec != (w.obj.spec.active, w.obj.status.clone());

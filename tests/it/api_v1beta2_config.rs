@@ -250,3 +250,61 @@ proptest! {
             &v2doc, cfg_convert::to_v1beta1, cfg_convert::to_v1beta2);
     }
 }
+
+#[test]
+fn wait_for_pods_ready_settings_take_each_versions_defaults() {
+    use kubectl_kueue::manifests::convert::pods_ready_config;
+    use kubectl_kueue::scheduler::model::PodsReadyConfig;
+    // v1beta1: off unless enabled; enabled, a 5m timeout, recovery = timeout, blockAdmission on.
+    assert_eq!(pods_ready_config(&config_v1(json!({}))), None);
+    assert_eq!(
+        pods_ready_config(&config_v1(json!({"waitForPodsReady": {"enable": false}}))),
+        None
+    );
+    let v1 = pods_ready_config(&config_v1(json!({"waitForPodsReady": {"enable": true}})));
+    assert_eq!(
+        v1,
+        Some(PodsReadyConfig {
+            timeout_ms: 300_000,
+            recovery_timeout_ms: Some(300_000),
+            block_admission: true,
+            order_by_eviction: true,
+            backoff_limit_count: None,
+            backoff_base_seconds: 60,
+            backoff_max_seconds: 3600,
+        })
+    );
+    // v1beta2: always on, 30m, blockAdmission off.
+    let v2_default = cfg_convert::internal_from_v1beta2(config_v2(json!({})), None);
+    let v2 = pods_ready_config(&v2_default).expect("on by v1beta2's defaults");
+    assert_eq!(
+        (v2.timeout_ms, v2.recovery_timeout_ms, v2.block_admission),
+        (1_800_000, Some(1_800_000), false)
+    );
+    // Upstream's DisableWaitForPodsReady gate switches it off in either version.
+    let gated = cfg_convert::internal_from_v1beta2(
+        config_v2(json!({"featureGates": {"DisableWaitForPodsReady": true}})),
+        None,
+    );
+    assert_eq!(pods_ready_config(&gated), None);
+    // What a file writes wins.
+    let written = cfg_convert::internal_from_v1beta2(
+        config_v2(json!({"waitForPodsReady": {
+            "timeout": "10s", "blockAdmission": true, "recoveryTimeout": "3s",
+            "requeuingStrategy": {"timestamp": "Creation", "backoffLimitCount": 2,
+                                  "backoffBaseSeconds": 5, "backoffMaxSeconds": 40}}})),
+        None,
+    );
+    assert_eq!(
+        pods_ready_config(&written),
+        Some(PodsReadyConfig {
+            timeout_ms: 10_000,
+            recovery_timeout_ms: Some(3_000),
+            block_admission: true,
+            order_by_eviction: false,
+            backoff_limit_count: Some(2),
+            backoff_base_seconds: 5,
+            backoff_max_seconds: 40,
+        })
+    );
+}

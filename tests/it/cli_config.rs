@@ -43,35 +43,109 @@ kind: Configuration
 waitForPodsReady:
   enable: true
   timeout: 10m
+  blockAdmission: true
+";
+
+/// Two pending Workloads that both fit.
+const TWO_PENDING: &str = "apiVersion: kueue.x-k8s.io/v1beta1
+kind: LocalQueue
+metadata: {name: lq, namespace: ns}
+spec: {clusterQueue: cq}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: Workload
+metadata: {name: first, namespace: ns, creationTimestamp: '2026-01-01T00:00:00Z'}
+spec:
+  queueName: lq
+  podSets: [{name: main, count: 1, template: {spec: {containers: [{name: c, resources: {requests: {cpu: 1}}}]}}}]
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: Workload
+metadata: {name: second, namespace: ns, creationTimestamp: '2026-01-01T00:01:00Z'}
+spec:
+  queueName: lq
+  podSets: [{name: main, count: 1, template: {spec: {containers: [{name: c, resources: {requests: {cpu: 1}}}]}}}]
 ";
 
 #[test]
-fn simulate_refuses_a_configuration_asking_for_what_we_do_not_do() {
-    let (_dir, config, queue) = files(PODS_READY);
+fn simulate_acts_on_wait_for_pods_ready_and_explain_says_what_holds_a_workload() {
+    let (dir, config, queue) = files(PODS_READY);
+    let workloads = dir.path().join("workloads.yaml");
+    std::fs::write(&workloads, TWO_PENDING).unwrap();
+    let workloads = workloads.to_string_lossy().into_owned();
+    let out = kueue()
+        .args([
+            "simulate", "-f", &config, "-f", &queue, "-f", &workloads, "-o", "json",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let list: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let second = list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["metadata"]["name"] == "second")
+        .unwrap();
+    let reserved = second["status"]["conditions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["type"] == "QuotaReserved")
+        .unwrap();
+    assert_eq!(reserved["reason"], "WaitingForPodsReady");
+    // With `first` admitted and not ready, explain names it.
+    let admitted = dir.path().join("admitted.yaml");
+    std::fs::write(
+        &admitted,
+        TWO_PENDING.replace(
+            "metadata: {name: first, namespace: ns, creationTimestamp: '2026-01-01T00:00:00Z'}\nspec:\n  queueName: lq\n  podSets: [{name: main, count: 1, template: {spec: {containers: [{name: c, resources: {requests: {cpu: 1}}}]}}}]\n",
+            "metadata: {name: first, namespace: ns, creationTimestamp: '2026-01-01T00:00:00Z'}\nspec:\n  queueName: lq\n  podSets: [{name: main, count: 1, template: {spec: {containers: [{name: c, resources: {requests: {cpu: 1}}}]}}}]\nstatus:\n  admission: {clusterQueue: cq, podSetAssignments: [{name: main, count: 1, flavors: {cpu: default}, resourceUsage: {cpu: '1'}}]}\n  conditions:\n  - {type: QuotaReserved, status: 'True', reason: QuotaReserved, message: m, lastTransitionTime: '2026-01-01T00:02:00Z'}\n  - {type: Admitted, status: 'True', reason: Admitted, message: m, lastTransitionTime: '2026-01-01T00:02:00Z'}\n",
+        ),
+    )
+    .unwrap();
+    let admitted = admitted.to_string_lossy().into_owned();
+    kueue()
+        .args([
+            "explain",
+            "workload/second",
+            "-n",
+            "ns",
+            "-f",
+            &config,
+            "-f",
+            &queue,
+            "-f",
+            &admitted,
+            "--now",
+            "2026-01-01T00:03:00Z",
+        ])
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("Not ready yet: ns/first")
+                .and(predicate::str::contains("waits for quota to be released").not()),
+        );
+}
+
+#[test]
+fn a_bad_wait_for_pods_ready_value_refuses_the_file_naming_the_field() {
+    let (_dir, config, queue) = files(
+        "apiVersion: config.kueue.x-k8s.io/v1beta1
+kind: Configuration
+waitForPodsReady:
+  enable: true
+  requeuingStrategy: {backoffLimitCount: -1}
+",
+    );
     kueue()
         .args(["simulate", "-f", &config, "-f", &queue])
         .assert()
         .code(1)
         .stderr(predicate::str::contains(format!(
-            "{config}: document 1 (Configuration): waitForPodsReady: not supported: kubectl-kueue does not evict workloads whose pods are not ready in time"
-        )));
-}
-
-#[test]
-fn run_controller_refuses_it_the_same_way_before_contacting_a_cluster() {
-    let (_dir, config, _) = files(PODS_READY);
-    kueue()
-        .args([
-            "run-controller",
-            "--config",
-            &config,
-            "--kubeconfig",
-            "/no/such/kubeconfig",
-        ])
-        .assert()
-        .code(1)
-        .stderr(predicate::str::contains(format!(
-            "{config}: document 1 (Configuration): waitForPodsReady: not supported"
+            "{config}: document 1 (Configuration): waitForPodsReady.requeuingStrategy.backoffLimitCount: Invalid value: -1: must be greater than or equal to 0"
         )));
 }
 
@@ -123,8 +197,8 @@ integrations:
 #[test]
 fn upstreams_shipped_v1beta2_configuration_starts_with_warnings() {
     // The shape of upstream v0.19's controller_manager_config.yaml. run-controller reads v1beta2
-    // as simulate does; without waitForPodsReady written, its v1beta2 default (on) is a
-    // warning, not a refusal. The error then is the missing cluster.
+    // as simulate does (without waitForPodsReady written, its v1beta2 default is on, as
+    // upstream). The error then is the missing cluster.
     let (_dir, config, _) = files(
         "apiVersion: config.kueue.x-k8s.io/v1beta2
 kind: Configuration
@@ -150,7 +224,8 @@ integrations:
         .assert()
         .code(1)
         .stderr(
-            predicate::str::contains("waitForPodsReady: on by v1beta2's defaults")
+            predicate::str::contains("waitForPodsReady")
+                .not()
                 .and(predicate::str::contains(
                     "not integrated, their objects are not managed: kubeflow.org/mpijob, ray.io/rayjob, pod, deployment",
                 ))

@@ -8,11 +8,14 @@
 //! `metrics.enableClusterQueueResources`, `health`, `clientConnection`,
 //! `manageJobsWithoutQueueName`, `managedJobsNamespaceSelector`, `fairSharing`,
 //! `resources.excludeResourcePrefixes`, `resources.quotaCheckStrategy`,
-//! `integrations.frameworks` with `batch/job`, the `ConcurrentAdmission` feature gate.
+//! `integrations.frameworks` with `batch/job`, `waitForPodsReady`, the `ConcurrentAdmission`
+//! and `DisableWaitForPodsReady` feature gates.
+//!
+//! Values upstream's validation rejects refuse the file too ([`invalid_values`]), naming the
+//! field as upstream does.
 //!
 //! Data in (the internal Configuration as written, before defaults: a v1beta2 file is
-//! checked on its conversion without v1beta2's defaults, which switch `waitForPodsReady` and
-//! more on; that one is a warning, [`pods_ready_by_default`]), findings out.
+//! checked on its conversion without v1beta2's defaults), findings out.
 
 use super::Configuration;
 
@@ -32,7 +35,7 @@ pub struct Support {
 }
 
 /// Feature gates whose setting we act on.
-const GATES_ACTED_ON: &[&str] = &["ConcurrentAdmission"];
+const GATES_ACTED_ON: &[&str] = &["ConcurrentAdmission", "DisableWaitForPodsReady"];
 
 /// The job framework we integrate.
 const BATCH_JOB: &str = "batch/job";
@@ -56,31 +59,51 @@ impl Support {
 /// What of `c` (the fields as written, before any defaulting) we do not act on.
 pub fn check(c: &Configuration) -> Support {
     let mut s = Support::default();
+    s.refused.extend(invalid_values(c));
     features_we_lack(c, &mut s);
     integrations(c, &mut s);
     upstream_machinery(c, &mut s);
     s
 }
 
-const PODS_READY: &str = "kubectl-kueue does not evict workloads whose pods are not ready in \
-                          time (PodsReadyTimeout) nor hold admissions until they are";
-
-/// The warning for a v1beta2 file without `waitForPodsReady`: v1beta2's defaults switch it on.
-pub fn pods_ready_by_default() -> Finding {
-    Finding {
-        field: "waitForPodsReady".to_string(),
-        message: format!("on by v1beta2's defaults (not written in the file): {PODS_READY}"),
+/// Values upstream's `validateWaitForPodsReady` rejects (a negative count or number of
+/// seconds; negative durations do not parse). A zero `timeout` is checked where the version
+/// is known ([`zero_pods_ready_timeout`]): in v1beta2 zero means the default.
+pub fn invalid_values(c: &Configuration) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let Some(w) = c.wait_for_pods_ready.as_ref().filter(|w| w.enable) else {
+        return out;
+    };
+    let Some(r) = &w.requeuing_strategy else {
+        return out;
+    };
+    for (name, v) in [
+        ("backoffLimitCount", r.backoff_limit_count),
+        ("backoffBaseSeconds", r.backoff_base_seconds),
+        ("backoffMaxSeconds", r.backoff_max_seconds),
+    ] {
+        if let Some(v) = v.filter(|v| *v < 0) {
+            out.push(Finding {
+                field: format!("waitForPodsReady.requeuingStrategy.{name}"),
+                message: format!("Invalid value: {v}: must be greater than or equal to 0"),
+            });
+        }
     }
+    out
+}
+
+/// A v1beta1 file's `waitForPodsReady.timeout: 0s` with `enable: true`: upstream keeps the
+/// zero through defaulting and its validation then asks for a value.
+pub fn zero_pods_ready_timeout(c: &Configuration) -> Option<Finding> {
+    let w = c.wait_for_pods_ready.as_ref().filter(|w| w.enable)?;
+    w.timeout.filter(|t| t.is_zero()).map(|_| Finding {
+        field: "waitForPodsReady.timeout".to_string(),
+        message: "Required value: must be specified".to_string(),
+    })
 }
 
 /// Features that change what is admitted or evicted: on, they refuse the file.
 fn features_we_lack(c: &Configuration, s: &mut Support) {
-    if c.wait_for_pods_ready.as_ref().is_some_and(|w| w.enable) {
-        s.refuse(
-            "waitForPodsReady",
-            format!("not supported: {PODS_READY}; remove it (v1beta2) or set enable: false"),
-        );
-    }
     if c.admission_fair_sharing.is_some() {
         s.refuse(
             "admissionFairSharing",
@@ -234,7 +257,7 @@ mod tests {
     #[test]
     fn what_we_act_on_gives_no_finding() {
         let c = config(
-            "apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\nnamespace: kueue-system\nleaderElection: {leaderElect: true}\nmetrics: {bindAddress: ':8443', enableClusterQueueResources: true}\nhealth: {healthProbeBindAddress: ':8081'}\nclientConnection: {qps: 50, burst: 100}\nmanageJobsWithoutQueueName: true\nfairSharing: {enable: true}\nresources: {excludeResourcePrefixes: [example.com/]}\nintegrations: {frameworks: [batch/job]}\nwaitForPodsReady: {enable: false}\nfeatureGates: {ConcurrentAdmission: false}\n",
+            "apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\nnamespace: kueue-system\nleaderElection: {leaderElect: true}\nmetrics: {bindAddress: ':8443', enableClusterQueueResources: true}\nhealth: {healthProbeBindAddress: ':8081'}\nclientConnection: {qps: 50, burst: 100}\nmanageJobsWithoutQueueName: true\nfairSharing: {enable: true}\nresources: {excludeResourcePrefixes: [example.com/]}\nintegrations: {frameworks: [batch/job]}\nwaitForPodsReady: {enable: true, timeout: 5m, blockAdmission: true, recoveryTimeout: 1m, requeuingStrategy: {timestamp: Creation, backoffLimitCount: 3, backoffBaseSeconds: 10, backoffMaxSeconds: 300}}\nfeatureGates: {ConcurrentAdmission: false}\n",
         );
         assert_eq!(check(&c), Support::default());
     }
@@ -242,13 +265,12 @@ mod tests {
     #[test]
     fn features_that_change_decisions_refuse_the_file() {
         let c = config(
-            "waitForPodsReady: {enable: true}\nadmissionFairSharing: {usageHalfLifeTime: 1h}\nmultiKueue: {gcInterval: 1m}\nresources: {transformations: [{input: nvidia.com/mig-1g.5gb, outputs: {nvidia.com/gpu: 1}}]}\nobjectRetentionPolicies: {workloads: {afterFinished: 1h}}\nintegrations: {frameworks: [batch/job], labelKeysToCopy: [team]}\nmetrics: {customLabels: [{name: team, sourceLabelKey: team}]}\n",
+            "admissionFairSharing: {usageHalfLifeTime: 1h}\nmultiKueue: {gcInterval: 1m}\nresources: {transformations: [{input: nvidia.com/mig-1g.5gb, outputs: {nvidia.com/gpu: 1}}]}\nobjectRetentionPolicies: {workloads: {afterFinished: 1h}}\nintegrations: {frameworks: [batch/job], labelKeysToCopy: [team]}\nmetrics: {customLabels: [{name: team, sourceLabelKey: team}]}\n",
         );
         let s = check(&c);
         assert_eq!(
             fields(&s.refused),
             [
-                "waitForPodsReady",
                 "admissionFairSharing",
                 "multiKueue",
                 "resources.transformations",
@@ -276,6 +298,39 @@ mod tests {
             s.warnings[0]
                 .message
                 .contains("kubeflow.org/mpijob, ray.io/rayjob")
+        );
+    }
+
+    #[test]
+    fn negative_backoff_values_refuse_the_file_naming_the_field() {
+        let c = config(
+            "waitForPodsReady: {enable: true, requeuingStrategy: {backoffLimitCount: -1, backoffBaseSeconds: 5, backoffMaxSeconds: -2}}\n",
+        );
+        let s = check(&c);
+        assert_eq!(
+            fields(&s.refused),
+            [
+                "waitForPodsReady.requeuingStrategy.backoffLimitCount",
+                "waitForPodsReady.requeuingStrategy.backoffMaxSeconds",
+            ]
+        );
+        assert_eq!(
+            s.refused[0].message,
+            "Invalid value: -1: must be greater than or equal to 0"
+        );
+        // Off: not validated, as upstream.
+        let off = config(
+            "waitForPodsReady: {enable: false, requeuingStrategy: {backoffLimitCount: -1}}\n",
+        );
+        assert!(check(&off).refused.is_empty());
+        let zero = config("waitForPodsReady: {enable: true, timeout: 0s}\n");
+        assert_eq!(
+            zero_pods_ready_timeout(&zero).map(|f| f.field),
+            Some("waitForPodsReady.timeout".to_string())
+        );
+        assert_eq!(
+            zero_pods_ready_timeout(&config("waitForPodsReady: {enable: true}\n")),
+            None
         );
     }
 

@@ -79,6 +79,10 @@ impl Ctx<'_> {
             .into_iter()
             .map(|f| (f.metadata.name.clone().unwrap_or_default(), (*f).clone()))
             .collect();
+        // waitForPodsReady: the Workload's PodsReady follows the Job's pods first.
+        if wl.is_some() && self.pods_ready_from_job(&wl_key, &job) {
+            return;
+        }
         let action = jobs::decide(&job, wl.as_deref(), &flavors);
         if action != JobAction::Nothing {
             tracing::debug!(job = %key, action = ?std::mem::discriminant(&action), "job action");

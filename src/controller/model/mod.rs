@@ -30,6 +30,7 @@ pub mod jobs;
 pub mod last_valid;
 mod max_exec;
 pub mod plan;
+mod pods_ready;
 pub mod queues;
 pub mod scheduling;
 pub mod sync;

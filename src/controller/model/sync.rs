@@ -72,6 +72,7 @@ impl Ctx<'_> {
             self.now.wall,
             &self.m.settings.exclude_resource_prefixes,
             &self.m.requests,
+            self.m.engine.config().orders_by_eviction(),
         ) {
             Ok(m) => m,
             Err(e) => {
@@ -157,26 +158,14 @@ impl Ctx<'_> {
             .workload(key)
             .and_then(|w| w.admission.clone());
         policy::hold_while_deactivated(obj, m, engine_admission.as_ref());
-        if self.max_execution_time(key, obj) {
+        if self.max_execution_time(key, obj) || self.pods_ready_timeout(key, obj, m) {
             return;
         }
         match policy::queue_transition(obj, &self.m.base, self.now.wall) {
             None => {}
             Some(QueueTransition::Evict(e)) => {
                 tracing::info!(workload = %key, reason = e.reason, "evicting");
-                let mut effects = vec![Effect::Event(EventText::normal(
-                    e.event_reason(),
-                    e.message.clone(),
-                ))];
-                if let Some(cluster_queue) = e.cluster_queue {
-                    effects.push(Effect::Metric(MetricUpdate::Evicted {
-                        cluster_queue,
-                        reason: e.reason.to_string(),
-                        underlying_cause: e.cause.clone(),
-                        priority_class: obj.spec.priority_class_name.clone().unwrap_or_default(),
-                        first: e.first,
-                    }));
-                }
+                let effects = eviction_effects(&e, obj);
                 self.set_plan(key, StatusWrite::new(e.status, effects));
             }
             Some(QueueTransition::Requeue(r)) => {
@@ -244,8 +233,27 @@ impl Ctx<'_> {
             || m.reclaimable != cur.reclaimable
             || m.unsupported != cur.unsupported
             || m.invalid_requests != cur.invalid_requests
+            || m.pods_ready != cur.pods_ready
             || (m.admission.is_some() && m.admitted != cur.admitted)
     }
+}
+
+/// An eviction's Event and `kueue_evicted_workloads_total` update.
+pub(super) fn eviction_effects(e: &policy::Eviction, obj: &Workload) -> Vec<Effect> {
+    let mut effects = vec![Effect::Event(EventText::normal(
+        e.event_reason(),
+        e.message.clone(),
+    ))];
+    if let Some(cluster_queue) = e.cluster_queue.clone() {
+        effects.push(Effect::Metric(MetricUpdate::Evicted {
+            cluster_queue,
+            reason: e.reason.to_string(),
+            underlying_cause: e.cause.clone(),
+            priority_class: obj.spec.priority_class_name.clone().unwrap_or_default(),
+            first: e.first,
+        }));
+    }
+    effects
 }
 
 #[cfg(test)]

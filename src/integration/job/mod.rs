@@ -89,6 +89,25 @@ pub fn is_suspended(job: &Job) -> bool {
 }
 
 /// Pods that still run or are shutting down.
+/// Upstream's `PodsReady()` for a batch Job: ready plus succeeded pods (counted or not yet)
+/// reach its pod count, the smaller of `parallelism` (default 1) and `completions`.
+pub fn pods_ready(job: &Job) -> bool {
+    let spec = job.spec.as_ref();
+    let parallelism = spec.and_then(|s| s.parallelism).unwrap_or(1);
+    let count = match spec.and_then(|s| s.completions) {
+        Some(c) if c < parallelism => c,
+        _ => parallelism,
+    };
+    let st = job.status.as_ref();
+    let ready = st.and_then(|s| s.ready).unwrap_or(0);
+    let succeeded = st.and_then(|s| s.succeeded).unwrap_or(0);
+    let uncounted = st
+        .and_then(|s| s.uncounted_terminated_pods.as_ref())
+        .and_then(|u| u.succeeded.as_ref())
+        .map_or(0, |v| i32::try_from(v.len()).unwrap_or(i32::MAX));
+    ready.saturating_add(succeeded).saturating_add(uncounted) >= count
+}
+
 pub fn live_pods(job: &Job) -> i32 {
     let st = job.status.as_ref();
     st.and_then(|s| s.active).unwrap_or(0) + st.and_then(|s| s.terminating).unwrap_or(0)

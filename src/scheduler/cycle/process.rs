@@ -57,6 +57,17 @@ impl Engine {
             e.detail = PendingDetail::OverlappingTargets;
             return;
         }
+        if mode == FitMode::Fit && self.admission_blocked() {
+            e.requeue = RequeueReason::WaitingForPodsReady;
+            e.reason = PendingReason::WaitingForPodsReady;
+            e.message = message::WAITING_FOR_PODS_READY.to_string();
+            e.detail = PendingDetail::WaitingForPodsReady {
+                workloads: self.admitted_not_ready(),
+            };
+            e.clear_last = true;
+            self.pods_ready_parked = true;
+            return;
+        }
         let usage = assigned.usage.clone();
         if !self.fits_after_removals(e.cq, &usage, &state.preempted, &e.targets, now) {
             e.status = Status::Skipped;
@@ -213,6 +224,8 @@ impl Engine {
         st.w.quota_reserved_at = Some(now);
         st.w.admitted = true;
         st.w.evicted = false;
+        // No pods yet: with `blockAdmission`, it holds the next admission until ready.
+        st.w.pods_ready = false;
         outcome.decisions.push(WorkloadDecision {
             workload: self.wl(e.wl).key.clone(),
             decision: Decision::Admitted {

@@ -9,6 +9,7 @@ mod builders;
 mod jobs;
 mod parity;
 mod pending;
+mod pods_ready;
 mod trust;
 mod world;
 

@@ -17,7 +17,7 @@ use kubectl_kueue::simulate::Simulation;
 
 use super::world::World;
 
-const FLAVORS: &str = "
+pub(super) const FLAVORS: &str = "
 apiVersion: kueue.x-k8s.io/v1beta1
 kind: ResourceFlavor
 metadata: {name: f1}
@@ -27,7 +27,7 @@ kind: ResourceFlavor
 metadata: {name: f2}
 ";
 
-fn inventory(text: &str) -> Inventory {
+pub(super) fn inventory(text: &str) -> Inventory {
     let mut order = 0;
     let docs = parse_documents("story.yaml", text, &mut order).expect("valid YAML");
     Inventory::from_documents(docs).expect("valid objects")
@@ -35,16 +35,17 @@ fn inventory(text: &str) -> Inventory {
 
 /// What a Workload's status says, without times: the admission (ClusterQueue and each
 /// podSet's flavors and count), every condition as (type, status, reason, message), the eviction
-/// counts by reason (`reason/cause` when there is an underlying cause), and the execution
-/// time accumulated over earlier admissions.
-type Shape = (
+/// counts by reason (`reason/cause` when there is an underlying cause), the execution
+/// time accumulated over earlier admissions, and `requeueState` (count, `requeueAt`).
+pub(super) type Shape = (
     Option<(String, Vec<BTreeMap<String, String>>)>,
     Vec<(String, String, String, String)>,
     Vec<(String, i32)>,
     Option<i32>,
+    Option<(Option<i32>, Option<String>)>,
 );
 
-fn shape(st: &WorkloadStatus) -> Shape {
+pub(super) fn shape(st: &WorkloadStatus) -> Shape {
     let admission = st.admission.as_ref().map(|a| {
         (
             a.cluster_queue.clone(),
@@ -90,6 +91,9 @@ fn shape(st: &WorkloadStatus) -> Shape {
         conditions,
         evictions,
         st.accumulated_past_execution_time_seconds,
+        st.requeue_state
+            .as_ref()
+            .map(|r| (r.count, r.requeue_at.as_ref().map(|t| t.0.to_string()))),
     )
 }
 
@@ -103,7 +107,7 @@ fn without_preemptor_uid(message: &str) -> String {
 }
 
 /// Every Workload's status shape after `simulate` on `text`.
-fn simulated(text: &str, now: i64) -> BTreeMap<String, Shape> {
+pub(super) fn simulated(text: &str, now: i64) -> BTreeMap<String, Shape> {
     let opts = ConvertOptions {
         now,
         strict_namespace_selector: false,
@@ -124,10 +128,14 @@ fn simulated(text: &str, now: i64) -> BTreeMap<String, Shape> {
     shapes
 }
 
-/// A world whose cluster holds the objects of `text`, not started yet.
-fn world_of(text: &str) -> World {
-    let mut world = World::new();
+/// A world whose cluster holds the objects of `text`, not started yet; a Configuration in
+/// `text` is the controller's `--config`.
+pub(super) fn world_of(text: &str) -> World {
     let inv = inventory(text);
+    let mut world = World::with(kubectl_kueue::controller::model::Settings {
+        config: inv.config.as_ref().map(|c| c.obj.clone()),
+        ..Default::default()
+    });
     for f in inv.flavors {
         world.cache.put_flavor(f.obj);
     }
@@ -156,7 +164,7 @@ fn world_of(text: &str) -> World {
 }
 
 /// Every Workload's status shape once the controller's model has settled on `text`.
-fn controlled(text: &str) -> (BTreeMap<String, Shape>, i64) {
+pub(super) fn controlled(text: &str) -> (BTreeMap<String, Shape>, i64) {
     let mut world = world_of(text);
     let now = world.now.wall;
     let actions = world.start();
@@ -176,7 +184,7 @@ fn controlled(text: &str) -> (BTreeMap<String, Shape>, i64) {
 }
 
 /// Runs the story both ways and returns the (agreed) shapes.
-fn both_ways(story: &str) -> BTreeMap<String, Shape> {
+pub(super) fn both_ways(story: &str) -> BTreeMap<String, Shape> {
     let text = format!("{FLAVORS}{story}");
     let (live, now) = controlled(&text);
     let offline = simulated(&text, now);
@@ -184,7 +192,7 @@ fn both_ways(story: &str) -> BTreeMap<String, Shape> {
     offline
 }
 
-fn condition<'a>(s: &'a Shape, type_: &str) -> (&'a str, &'a str, &'a str) {
+pub(super) fn condition<'a>(s: &'a Shape, type_: &str) -> (&'a str, &'a str, &'a str) {
     let c =
         s.1.iter()
             .find(|c| c.0 == type_)
@@ -192,9 +200,9 @@ fn condition<'a>(s: &'a Shape, type_: &str) -> (&'a str, &'a str, &'a str) {
     (c.1.as_str(), c.2.as_str(), c.3.as_str())
 }
 
-const ADMITTED_AT: &str = "2025-12-31T23:00:00Z";
+pub(super) const ADMITTED_AT: &str = "2025-12-31T23:00:00Z";
 
-fn workload(ns: &str, name: &str, cpu: u32, status: &str) -> String {
+pub(super) fn workload(ns: &str, name: &str, cpu: u32, status: &str) -> String {
     format!(
         "---
 apiVersion: kueue.x-k8s.io/v1beta1
@@ -214,7 +222,7 @@ spec:
     )
 }
 
-fn admitted_on(cq: &str, flavor: &str, cpu: u32) -> String {
+pub(super) fn admitted_on(cq: &str, flavor: &str, cpu: u32) -> String {
     format!(
         "status:
   admission:
@@ -228,7 +236,7 @@ fn admitted_on(cq: &str, flavor: &str, cpu: u32) -> String {
     )
 }
 
-fn local_queue(ns: &str, cq: &str, stop: &str) -> String {
+pub(super) fn local_queue(ns: &str, cq: &str, stop: &str) -> String {
     format!(
         "---
 apiVersion: kueue.x-k8s.io/v1beta1
@@ -240,7 +248,7 @@ spec: {{clusterQueue: {cq}{stop}}}
 }
 
 /// ClusterQueue `name` in cohort `c` with `quotas` as (flavor, nominal cpu).
-fn cluster_queue(name: &str, quotas: &[(&str, u32)], extra: &str) -> String {
+pub(super) fn cluster_queue(name: &str, quotas: &[(&str, u32)], extra: &str) -> String {
     let flavors: String = quotas
         .iter()
         .map(|(f, n)| {
@@ -434,7 +442,7 @@ fn a_deactivated_workload_gives_its_quota_back_and_says_why() {
 }
 
 /// A batch/v1 Job asking for `cpu`, with `extra` appended to its pod spec.
-fn job(ns: &str, name: &str, cpu: u32, pod_extra: &str) -> String {
+pub(super) fn job(ns: &str, name: &str, cpu: u32, pod_extra: &str) -> String {
     format!(
         "---
 apiVersion: batch/v1
