@@ -10,6 +10,8 @@ pub mod simulate;
 pub mod status;
 pub mod submit;
 pub mod time;
+pub mod trace;
+pub mod plot;
 
 use std::io::IsTerminal;
 
