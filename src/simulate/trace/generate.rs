@@ -2,8 +2,9 @@
 //! the load of the accuracy measurement.
 //!
 //! Team A (`team-a/training-queue`) runs experiments: one GPU each, mostly in working hours,
-//! 10 minutes to 4 hours. Team B (`team-b/training-queue`) runs shorter one-GPU evaluations,
-//! production jobs of 2 to 4 GPUs at priority 1000 (`production`) a few times a day, and the
+//! 5 to 40 minutes. Team B (`team-b/training-queue`) runs shorter one-GPU evaluations (3 to 25
+//! minutes),
+//! production jobs of 2 to 4 GPUs (30 minutes to 2.5 hours) at priority 1000 (`production`) a few times a day, and the
 //! weekly retraining (4 GPUs, 6 hours, Tuesday morning). Times are in whole seconds.
 //!
 //! Invariants: deterministic (the same seed gives the same trace, on every platform: a
@@ -95,9 +96,9 @@ pub fn seed_week(seed: u64) -> Vec<TraceJob> {
         let hour = (minute / 60) % 24;
         let weekday = minute / (24 * 60) < 5;
         let at = WEEK_START + minute * 60_000;
-        if rng.chance(per_mille(hour, weekday, 160)) {
+        if rng.chance(per_mille(hour, weekday, 250)) {
             a += 1;
-            let runtime = 600 + rng.below(3 * 3600) as i64 + rng.below(3600) as i64;
+            let runtime = 300 + rng.below(35 * 60) as i64;
             let second = rng.below(60) as i64 * 1000;
             out.push(job(
                 format!("exp-{a:04}"),
@@ -108,9 +109,9 @@ pub fn seed_week(seed: u64) -> Vec<TraceJob> {
                 runtime,
             ));
         }
-        if rng.chance(per_mille(hour, weekday, 110)) {
+        if rng.chance(per_mille(hour, weekday, 200)) {
             b += 1;
-            let runtime = 300 + rng.below(2 * 3600) as i64;
+            let runtime = 180 + rng.below(22 * 60) as i64;
             let second = rng.below(60) as i64 * 1000;
             out.push(job(
                 format!("eval-{b:04}"),

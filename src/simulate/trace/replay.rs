@@ -346,3 +346,4 @@ fn take(
         *v = v.saturating_sub(*a);
     }
 }
+
