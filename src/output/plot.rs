@@ -14,7 +14,7 @@ use plotters::prelude::*;
 
 use crate::simulate::trace::TraceJob;
 use crate::simulate::trace::replay::Replay;
-use crate::simulate::trace::summary::{usage_series, wait_samples};
+use crate::simulate::trace::summary::{cluster_series, usage_series, wait_samples};
 
 const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSansMono.ttf");
 const COLORS: [RGBColor; 6] = [BLUE, RED, GREEN, MAGENTA, CYAN, BLACK];
@@ -35,6 +35,9 @@ struct Series {
 
 struct Chart {
     title: String,
+    /// y values are shares: labelled as percentages.
+    percent_y: bool,
+    legend: SeriesLabelPosition,
     x_label: String,
     y_label: String,
     y_max: f64,
@@ -64,11 +67,23 @@ where
         .y_label_area_size(60)
         .build_cartesian_2d(0f64..x_max, 0f64..c.y_max)
         .map_err(e)?;
+    let y_fmt = |v: &f64| {
+        if c.percent_y {
+            format!("{:.0}%", v * 100.0)
+        } else {
+            format!("{v:.1}")
+        }
+    };
+    let x_fmt = |v: &f64| format!("{v:.0}");
     chart
         .configure_mesh()
         .x_desc(c.x_label.as_str())
         .y_desc(c.y_label.as_str())
         .label_style(("sans-serif", 13))
+        .y_label_formatter(&y_fmt)
+        .x_label_formatter(&x_fmt)
+        .light_line_style(WHITE.mix(0.0))
+        .bold_line_style(BLACK.mix(0.12))
         .draw()
         .map_err(e)?;
     for s in &c.series {
@@ -89,7 +104,7 @@ where
         .label_font(("sans-serif", 13))
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
-        .position(SeriesLabelPosition::UpperRight)
+        .position(c.legend.clone())
         .draw()
         .map_err(e)?;
     root.present().map_err(e)
@@ -150,20 +165,25 @@ pub fn charts(
         .map(|r| crate::simulate::trace::format::rfc3339(r.replay.start))
         .unwrap_or_default();
     let mut usage = Chart {
-        title: format!("{resource} in use / nominal quota, per ClusterQueue (hourly average)"),
+        percent_y: true,
+        legend: SeriesLabelPosition::UpperRight,
+        title: format!("{resource} in use / nominal quota, per ClusterQueue and cluster (hourly average)"),
         x_label: format!("hours since {start}"),
         y_label: "share of nominal quota".to_string(),
         y_max: 1.0,
         series: Vec::new(),
     };
     let mut wait = Chart {
+        percent_y: true,
+        legend: SeriesLabelPosition::LowerRight,
         title: "jobs admitted within a wait, per ClusterQueue".to_string(),
-        x_label: "wait (minutes)".to_string(),
+        x_label: String::new(),
         y_label: "share of admitted jobs".to_string(),
         y_max: 1.0,
         series: Vec::new(),
     };
     let mut wait_max: f64 = 1.0;
+    let mut waits = Vec::new();
     for (k, run) in runs.iter().enumerate() {
         let thin = compare && k == 0;
         for (i, (cq, steps)) in usage_series(run.replay, resource).into_iter().enumerate() {
@@ -177,17 +197,39 @@ pub fn charts(
                 points,
             });
         }
-        for (i, (cq, mut w)) in wait_samples(run.replay, trace).into_iter().enumerate() {
+        let cluster: Vec<(f64, f64)> = cluster_series(run.replay, resource)
+            .iter()
+            .map(|(s, f)| (s / 3600.0, *f))
+            .collect();
+        if !cluster.is_empty() {
+            usage.series.push(Series {
+                name: label("cluster", run.label),
+                color: RGBColor(90, 90, 90),
+                thin,
+                points: per_bucket(&cluster, 1.0),
+            });
+        }
+        waits.push((thin, run.label, wait_samples(run.replay, trace)));
+    }
+    // Minutes, or hours when some wait is over three hours.
+    let longest = waits
+        .iter()
+        .flat_map(|(_, _, m)| m.values().flatten())
+        .fold(0.0f64, |a, b| a.max(*b));
+    let unit = if longest > 3.0 * 3600.0 { 3600.0 } else { 60.0 };
+    wait.x_label = if unit > 60.0 { "wait (hours)" } else { "wait (minutes)" }.to_string();
+    for (thin, run_label, samples) in waits {
+        for (i, (cq, mut w)) in samples.into_iter().enumerate() {
             w.sort_by(f64::total_cmp);
             let n = w.len() as f64;
             let mut points = vec![(0.0, 0.0)];
             for (j, s) in w.iter().enumerate() {
-                let m = s / 60.0;
+                let m = s / unit;
                 wait_max = wait_max.max(m);
                 points.push((m, (j + 1) as f64 / n));
             }
             wait.series.push(Series {
-                name: label(&cq, run.label),
+                name: label(&cq, run_label),
                 color: COLORS[i % COLORS.len()],
                 thin,
                 points,

@@ -53,7 +53,8 @@ pub struct Accuracy {
     pub all: Errors,
     /// Of those, the jobs that were not admitted at once (the forecasts that matter).
     pub waited: Errors,
-    /// The forecast gave no time (a runtime unknown, or never admitted by it).
+    /// The forecast gave no time: a runtime unknown, never admitted by it, or its run forward
+    /// did not settle (workloads preempting each other).
     pub no_time: usize,
     /// The forecast gave a time but the replay never admitted the job.
     pub not_admitted: usize,

@@ -167,6 +167,37 @@ pub fn usage_series(replay: &Replay, resource: &str) -> BTreeMap<String, Vec<(f6
     out
 }
 
+/// The whole cluster's usage of `resource` as used / nominal over time (ClusterQueues and
+/// cohorts with quota of their own), as steps; empty when nothing has nominal quota.
+pub fn cluster_series(replay: &Replay, resource: &str) -> Vec<(f64, f64)> {
+    let total: f64 = replay
+        .nominal
+        .values()
+        .map(|m| m.get(resource).map_or(0.0, |a| a.get() as f64))
+        .sum::<f64>()
+        + replay
+            .cohort_nominal
+            .get(resource)
+            .map_or(0.0, |a| a.get() as f64);
+    if total <= 0.0 {
+        return Vec::new();
+    }
+    let mut pts: Vec<(f64, f64)> = replay
+        .usage
+        .iter()
+        .map(|p| {
+            let u: f64 = p
+                .used
+                .values()
+                .map(|m| m.get(resource).map_or(0.0, |a| a.get() as f64))
+                .sum();
+            (seconds(p.at - replay.start), u / total)
+        })
+        .collect();
+    pts.push((seconds(replay.end - replay.start), pts.last().map_or(0.0, |p| p.1)));
+    pts
+}
+
 /// The figures of `replay` of `trace` for `resource`.
 pub fn summarize(replay: &Replay, trace: &[TraceJob], resource: &str) -> Summary {
     let mut by_cq: BTreeMap<String, Vec<usize>> = replay
