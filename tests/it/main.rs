@@ -72,4 +72,5 @@ mod perf_harness;
 mod simulate_fixpoint;
 mod simulate_trust;
 mod simulate_v1beta2;
+mod trace_replay;
 mod validation_corpus;
