@@ -112,9 +112,7 @@ fn export(global: &GlobalArgs, args: ExportArgs) -> CliResult {
 fn generate(args: GenerateArgs) -> CliResult {
     let mut week = crate::simulate::trace::generate::seed_week(args.seed);
     let setup = trace::setup(
-        crate::manifests::Inventory::from_documents(
-            crate::simulate::embedded::setup_documents()?,
-        )?,
+        crate::manifests::Inventory::from_documents(crate::simulate::embedded::setup_documents()?)?,
         &[],
         &ConvertOptions {
             now: crate::simulate::trace::generate::WEEK_START,

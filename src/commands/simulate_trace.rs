@@ -60,7 +60,9 @@ fn setups(
         .map(|s| Edit::parse(s))
         .collect::<Result<_, _>>()?;
     if !args.remove.is_empty() {
-        anyhow::bail!("--remove does not apply to --trace: the trace is the load (edit the trace file instead)");
+        anyhow::bail!(
+            "--remove does not apply to --trace: the trace is the load (edit the trace file instead)"
+        );
     }
     let (inventory, docs) = if args.live {
         if !args.add.is_empty() {
@@ -131,9 +133,7 @@ pub fn run(global: &GlobalArgs, args: &SimulateArgs, path: &str) -> CliResult {
         .clone()
         .unwrap_or_else(|| default_resource(&before));
     let s_before = summarize(&before, &jobs, &resource);
-    let s_after = after
-        .as_ref()
-        .map(|(r, _)| summarize(r, &jobs, &resource));
+    let s_after = after.as_ref().map(|(r, _)| summarize(r, &jobs, &resource));
     let changes = after
         .as_ref()
         .map(|(r, _)| wait_changes(&before, r, &jobs, args.top))
@@ -175,7 +175,9 @@ pub fn run(global: &GlobalArgs, args: &SimulateArgs, path: &str) -> CliResult {
         data["charts"] = serde_json::to_value(&files)?;
     }
     if args.output == OutputFormat::Name {
-        return Err(anyhow::anyhow!("-o name does not apply to --trace: use table, json or yaml").into());
+        return Err(
+            anyhow::anyhow!("-o name does not apply to --trace: use table, json or yaml").into(),
+        );
     }
     if !printer.data(&data)? {
         let mut text = match (&s_after, &after) {
@@ -202,8 +204,8 @@ pub fn run(global: &GlobalArgs, args: &SimulateArgs, path: &str) -> CliResult {
         }
         printer.write(&text)?;
     }
-    let unsettled = s_before.unsettled_instants
-        + s_after.as_ref().map_or(0, |a| a.unsettled_instants);
+    let unsettled =
+        s_before.unsettled_instants + s_after.as_ref().map_or(0, |a| a.unsettled_instants);
     if unsettled > 0 {
         crate::output::warn(&format!(
             "at {unsettled} instants the scheduler did not settle (workloads preempting each other); the replay went on"

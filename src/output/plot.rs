@@ -167,7 +167,9 @@ pub fn charts(
     let mut usage = Chart {
         percent_y: true,
         legend: SeriesLabelPosition::UpperRight,
-        title: format!("{resource} in use / nominal quota, per ClusterQueue and cluster (hourly average)"),
+        title: format!(
+            "{resource} in use / nominal quota, per ClusterQueue and cluster (hourly average)"
+        ),
         x_label: format!("hours since {start}"),
         y_label: "share of nominal quota".to_string(),
         y_max: 1.0,
@@ -217,7 +219,12 @@ pub fn charts(
         .flat_map(|(_, _, m)| m.values().flatten())
         .fold(0.0f64, |a, b| a.max(*b));
     let unit = if longest > 3.0 * 3600.0 { 3600.0 } else { 60.0 };
-    wait.x_label = if unit > 60.0 { "wait (hours)" } else { "wait (minutes)" }.to_string();
+    wait.x_label = if unit > 60.0 {
+        "wait (hours)"
+    } else {
+        "wait (minutes)"
+    }
+    .to_string();
     for (thin, run_label, samples) in waits {
         for (i, (cq, mut w)) in samples.into_iter().enumerate() {
             w.sort_by(f64::total_cmp);

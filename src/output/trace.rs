@@ -134,14 +134,21 @@ pub fn render_compare(
         no_headers,
         color,
     );
-    let mut names: Vec<String> = before.cluster_queues.iter().map(|q| q.name.clone()).collect();
+    let mut names: Vec<String> = before
+        .cluster_queues
+        .iter()
+        .map(|q| q.name.clone())
+        .collect();
     for q in &after.cluster_queues {
         if !names.contains(&q.name) {
             names.push(q.name.clone());
         }
     }
     for name in &names {
-        let (b, a) = (find(&before.cluster_queues, name), find(&after.cluster_queues, name));
+        let (b, a) = (
+            find(&before.cluster_queues, name),
+            find(&after.cluster_queues, name),
+        );
         let f = |q: &Option<QueueStats>, g: &dyn Fn(&QueueStats) -> String| {
             q.as_ref().map_or("-".to_string(), g)
         };
@@ -159,15 +166,20 @@ pub fn render_compare(
     out.push_str(&finish(&mut t));
     out.push_str("\n\n");
     let mut t = table(
-        &["LOCALQUEUE", "WAIT P50", "WAIT P90", "WAIT MAX", "PREEMPTED"],
+        &[
+            "LOCALQUEUE",
+            "WAIT P50",
+            "WAIT P90",
+            "WAIT MAX",
+            "PREEMPTED",
+        ],
         no_headers,
         color,
     );
     for b in &before.local_queues {
         let a = find(&after.local_queues, &b.name);
-        let col = |g: &dyn Fn(&QueueStats) -> String| {
-            arrow(g(b), a.as_ref().map_or("-".to_string(), g))
-        };
+        let col =
+            |g: &dyn Fn(&QueueStats) -> String| arrow(g(b), a.as_ref().map_or("-".to_string(), g));
         t.add_row(vec![
             p.plain(&b.name),
             p.plain(col(&|q| dur(q.wait_p50_seconds))),
@@ -179,11 +191,12 @@ pub fn render_compare(
     out.push_str(&finish(&mut t));
     out.push('\n');
     if !changes.is_empty() {
-        out.push_str(&format!(
-            "\n{}\n",
-            p.title("Jobs whose wait changed most:")
-        ));
-        let mut t = table(&["WORKLOAD", "WAIT BEFORE", "WAIT AFTER"], no_headers, color);
+        out.push_str(&format!("\n{}\n", p.title("Jobs whose wait changed most:")));
+        let mut t = table(
+            &["WORKLOAD", "WAIT BEFORE", "WAIT AFTER"],
+            no_headers,
+            color,
+        );
         for c in changes {
             t.add_row(vec![
                 p.plain(&c.workload),

@@ -7,7 +7,10 @@ use crate::support::cli::run;
 use crate::trace_replay::TINY;
 
 fn tiny_file() -> tempfile::NamedTempFile {
-    let f = tempfile::Builder::new().suffix(".jsonl").tempfile().unwrap();
+    let f = tempfile::Builder::new()
+        .suffix(".jsonl")
+        .tempfile()
+        .unwrap();
     std::fs::write(f.path(), TINY).unwrap();
     f
 }
@@ -37,7 +40,18 @@ fn the_table_shows_waits_usage_and_preemptions_per_queue() {
     // CLUSTERQUEUE JOBS P50 P90 MAX NEVER USAGE BORROWED ADMITTED-BORROWING PREEMPTED
     assert_eq!(
         row("team-a-queue"),
-        ["team-a-queue", "3", "0s", "4m", "4m", "0", "121%", "1.42", "1", "2"],
+        [
+            "team-a-queue",
+            "3",
+            "0s",
+            "4m",
+            "4m",
+            "0",
+            "121%",
+            "1.42",
+            "1",
+            "2"
+        ],
         "{out}"
     );
     assert_eq!(
@@ -87,7 +101,10 @@ fn compare_and_plot_write_charts_and_the_same_figures() {
             let text = String::from_utf8(bytes).unwrap();
             assert!(text.starts_with("<svg"), "{name}");
             // The legend names both setups of each queue.
-            assert!(text.contains("team-a-queue (before)") && text.contains("team-a-queue (after)"), "{name}");
+            assert!(
+                text.contains("team-a-queue (before)") && text.contains("team-a-queue (after)"),
+                "{name}"
+            );
         }
     }
 }
@@ -125,35 +142,51 @@ fn the_example_week_replays_with_charts() {
         .sum();
     assert_eq!(jobs, lines as u64);
     for name in ["usage.svg", "usage.png", "wait.svg", "wait.png"] {
-        assert!(std::fs::metadata(dir.path().join(name)).unwrap().len() > 1000, "{name}");
+        assert!(
+            std::fs::metadata(dir.path().join(name)).unwrap().len() > 1000,
+            "{name}"
+        );
     }
 }
 
 #[test]
 fn the_example_week_is_what_the_generator_writes() {
     let root = env!("CARGO_MANIFEST_DIR");
-    let committed = std::fs::read_to_string(format!("{root}/examples/traces/seed-week.jsonl")).unwrap();
+    let committed =
+        std::fs::read_to_string(format!("{root}/examples/traces/seed-week.jsonl")).unwrap();
     let r = run(&["history", "generate"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    assert!(r.stdout == committed, "regenerate with: kubectl kueue history generate -o examples/traces/seed-week.jsonl");
+    assert!(
+        r.stdout == committed,
+        "regenerate with: kubectl kueue history generate -o examples/traces/seed-week.jsonl"
+    );
 }
 
 #[test]
 fn bad_rows_are_named_by_file_line_and_field() {
-    let f = tempfile::Builder::new().suffix(".jsonl").tempfile().unwrap();
+    let f = tempfile::Builder::new()
+        .suffix(".jsonl")
+        .tempfile()
+        .unwrap();
     let bad = TINY.replacen("\"nvidia.com/gpu\":\"4\"", "\"nvidia.com/gpu\":\"four\"", 1);
     std::fs::write(f.path(), bad).unwrap();
     let path = f.path().to_str().unwrap();
     let r = run(&["simulate", "--trace", path]);
     assert_eq!(r.code, 1, "{}", r.stdout);
     assert!(
-        r.stderr.contains(&format!("{path}:2: field podSets[0].requests.nvidia.com/gpu:")),
+        r.stderr.contains(&format!(
+            "{path}:2: field podSets[0].requests.nvidia.com/gpu:"
+        )),
         "{}",
         r.stderr
     );
     let r = run(&["simulate", "--trace", "/nonexistent/trace.jsonl"]);
     assert_eq!(r.code, 1);
-    assert!(r.stderr.contains("/nonexistent/trace.jsonl"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("/nonexistent/trace.jsonl"),
+        "{}",
+        r.stderr
+    );
     let r = run(&["simulate", "--plot", "x"]);
     assert_eq!(r.code, 2, "--plot needs --trace: {}", r.stderr);
 }

@@ -61,13 +61,18 @@ async fn export_writes_the_workloads_as_a_trace() {
     let file_s = file.to_str().unwrap();
     ok(
         cluster,
-        &["history", "export", "-n", &ns, "--since", "1h", "-o", file_s],
+        &[
+            "history", "export", "-n", &ns, "--since", "1h", "-o", file_s,
+        ],
     );
     let text = std::fs::read_to_string(&file).unwrap();
     let jobs = kubectl_kueue::simulate::trace::parse(file_s, &text).unwrap();
     let names: Vec<&str> = jobs.iter().map(|j| j.name.as_str()).collect();
     assert_eq!(names.len(), 2, "{text}");
-    assert!(names.contains(&"done") && names.contains(&"waiting"), "{text}");
+    assert!(
+        names.contains(&"done") && names.contains(&"waiting"),
+        "{text}"
+    );
     let d = jobs.iter().find(|j| j.name == "done").unwrap();
     assert_eq!(
         (d.namespace.as_str(), d.local_queue.as_str(), d.priority),
@@ -80,11 +85,17 @@ async fn export_writes_the_workloads_as_a_trace() {
     assert_eq!(d.pod_sets[0].count, 1);
     assert_eq!(d.pod_sets[0].per_pod["nvidia.com/gpu"].get(), 2);
     let w = jobs.iter().find(|j| j.name == "waiting").unwrap();
-    assert_eq!((w.priority, w.admitted, w.finished, w.runtime_ms), (5, None, None, None));
+    assert_eq!(
+        (w.priority, w.admitted, w.finished, w.runtime_ms),
+        (5, None, None, None)
+    );
 
     // Every namespace: the other one's Workload too (and other tests' Workloads).
     let all = ok(cluster, &["history", "export", "-A", "--since", "1h"]);
     let jobs = kubectl_kueue::simulate::trace::parse("stdout", &all).unwrap();
-    assert!(jobs.iter().any(|j| j.namespace == other && j.name == "elsewhere"));
+    assert!(
+        jobs.iter()
+            .any(|j| j.namespace == other && j.name == "elsewhere")
+    );
     assert!(jobs.iter().any(|j| j.namespace == ns && j.name == "done"));
 }

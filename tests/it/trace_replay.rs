@@ -28,10 +28,9 @@ const NINE: i64 = 1_753_088_400_000; // 2025-07-21T09:00:00Z
 const MIN: i64 = 60_000;
 
 fn seed_setup(edits: &[&str]) -> ClusterState {
-    let inv = Inventory::from_documents(
-        kubectl_kueue::simulate::embedded::setup_documents().unwrap(),
-    )
-    .unwrap();
+    let inv =
+        Inventory::from_documents(kubectl_kueue::simulate::embedded::setup_documents().unwrap())
+            .unwrap();
     let edits: Vec<Edit> = edits.iter().map(|e| Edit::parse(e).unwrap()).collect();
     trace::setup(
         inv,
@@ -84,11 +83,19 @@ fn summary_figures_per_queue() {
     let jobs = tiny();
     let r = trace::replay(&seed_setup(&[]), &jobs, None);
     let s = summarize(&r, &jobs, "nvidia.com/gpu");
-    assert_eq!((s.jobs, s.admitted, s.finished, s.preemptions), (5, 5, 5, 2));
+    assert_eq!(
+        (s.jobs, s.admitted, s.finished, s.preemptions),
+        (5, 5, 5, 2)
+    );
     let a = &s.cluster_queues[0];
     assert_eq!(a.name, "team-a-queue");
     assert_eq!(
-        (a.jobs, a.wait_p50_seconds, a.wait_p90_seconds, a.wait_max_seconds),
+        (
+            a.jobs,
+            a.wait_p50_seconds,
+            a.wait_p90_seconds,
+            a.wait_max_seconds
+        ),
         (3, Some(0.0), Some(240.0), Some(240.0))
     );
     assert_eq!((a.preemptions, a.admitted_borrowing), (2, 1));
@@ -99,7 +106,10 @@ fn summary_figures_per_queue() {
     let over = a.borrowed_average.unwrap();
     assert!((over - 7680.0 / 5400.0).abs() < 1e-9, "{over}");
     let b = &s.cluster_queues[1];
-    assert_eq!((b.name.as_str(), b.wait_max_seconds), ("team-b-queue", Some(0.0)));
+    assert_eq!(
+        (b.name.as_str(), b.wait_max_seconds),
+        ("team-b-queue", Some(0.0))
+    );
     assert_eq!(s.local_queues[0].name, "team-a/training-queue");
     assert_eq!(s.local_queues[0].wait_p90_seconds, Some(240.0));
 }
@@ -151,6 +161,9 @@ fn forecast_errors_come_from_later_arrivals() {
     let a3 = r.jobs[3].admitted.unwrap();
     assert!(a3 > NINE + 7 * MIN, "a3 at {}", (a3 - NINE) / MIN);
     assert_eq!(acc.waited.jobs, 1);
-    assert_eq!(acc.waited.max_seconds, ((a3 - NINE - 7 * MIN) / 1000) as f64);
+    assert_eq!(
+        acc.waited.max_seconds,
+        ((a3 - NINE - 7 * MIN) / 1000) as f64
+    );
     assert_eq!(acc.early, 1);
 }

@@ -128,10 +128,14 @@ pub fn measure(setup: &ClusterState, trace: &[TraceJob], mode: Runtimes) -> (Rep
         let f = forecast(m.state, &runtimes, m.at);
         let by_key: BTreeMap<_, _> = f.estimates.iter().map(|e| (&e.workload, e)).collect();
         for &i in m.arrived {
-            let at = m.keys.get(&i).and_then(|k| by_key.get(k)).and_then(|e| match e.start {
-                Start::At { at } => Some(at),
-                _ => None,
-            });
+            let at = m
+                .keys
+                .get(&i)
+                .and_then(|k| by_key.get(k))
+                .and_then(|e| match e.start {
+                    Start::At { at } => Some(at),
+                    _ => None,
+                });
             predicted.insert(i, at);
         }
     };

@@ -339,7 +339,10 @@ mod tests {
 
     #[test]
     fn errors_name_file_line_and_field() {
-        let text = format!("# comment\n{LINE}\n\n{}", LINE.replace("\"500m\"", "\"lots\""));
+        let text = format!(
+            "# comment\n{LINE}\n\n{}",
+            LINE.replace("\"500m\"", "\"lots\"")
+        );
         let e = parse("t.jsonl", &text).unwrap_err();
         assert_eq!((e.file.as_str(), e.line), ("t.jsonl", 4));
         assert_eq!(e.field, "podSets[0].requests.cpu");

@@ -161,7 +161,10 @@ mod tests {
         assert_ne!(a, seed_week(8));
         assert!(a.len() > 1000 && a.len() < 5000, "{}", a.len());
         assert!(a.windows(2).all(|w| w[0].submitted <= w[1].submitted));
-        assert!(a.iter().all(|j| j.submitted - WEEK_START < 7 * 24 * 3600 * 1000));
+        assert!(
+            a.iter()
+                .all(|j| j.submitted - WEEK_START < 7 * 24 * 3600 * 1000)
+        );
         assert_eq!(a.iter().filter(|j| j.name == "weekly-retrain").count(), 1);
     }
 }

@@ -346,4 +346,3 @@ fn take(
         *v = v.saturating_sub(*a);
     }
 }
-

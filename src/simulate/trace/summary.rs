@@ -150,7 +150,11 @@ fn averages(replay: &Replay, cq: Option<&str>, resource: &str, nominal: f64) -> 
 pub fn usage_series(replay: &Replay, resource: &str) -> BTreeMap<String, Vec<(f64, f64)>> {
     let mut out: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
     for (cq, quotas) in &replay.nominal {
-        let Some(n) = quotas.get(resource).map(|a| a.get() as f64).filter(|n| *n > 0.0) else {
+        let Some(n) = quotas
+            .get(resource)
+            .map(|a| a.get() as f64)
+            .filter(|n| *n > 0.0)
+        else {
             continue;
         };
         let pts = out.entry(cq.clone()).or_default();
@@ -162,7 +166,10 @@ pub fn usage_series(replay: &Replay, resource: &str) -> BTreeMap<String, Vec<(f6
                 .map_or(0.0, |a| a.get() as f64);
             pts.push((seconds(p.at - replay.start), u / n));
         }
-        pts.push((seconds(replay.end - replay.start), pts.last().map_or(0.0, |p| p.1)));
+        pts.push((
+            seconds(replay.end - replay.start),
+            pts.last().map_or(0.0, |p| p.1),
+        ));
     }
     out
 }
@@ -194,7 +201,10 @@ pub fn cluster_series(replay: &Replay, resource: &str) -> Vec<(f64, f64)> {
             (seconds(p.at - replay.start), u / total)
         })
         .collect();
-    pts.push((seconds(replay.end - replay.start), pts.last().map_or(0.0, |p| p.1)));
+    pts.push((
+        seconds(replay.end - replay.start),
+        pts.last().map_or(0.0, |p| p.1),
+    ));
     pts
 }
 
