@@ -27,7 +27,8 @@ pub enum HistoryCommand {
 Examples:
   # The last week of every namespace, for a what-if replay
   kubectl kueue history export -A --since 7d -o week.jsonl
-  kubectl kueue simulate --trace week.jsonl --set cq/team-b-queue.nominalQuota=gpu-a100:nvidia.com/gpu=6
+  kubectl kueue simulate --trace week.jsonl \\
+      --set cq/team-b-queue.nominalQuota=gpu-a100:nvidia.com/gpu=6
 
 The trace is JSON Lines, one Workload a line: name, namespace, localQueue, priority,
 priorityClass, podSets (count and requests per pod), submitted, admitted, finished,

@@ -83,27 +83,9 @@ pub struct SimulateArgs {
     /// version most Kueue documents use).
     #[arg(long, value_name = "VERSION", value_parser = ["v1beta1", "v1beta2"])]
     pub api_version: Option<String>,
-    /// Replay this trace (JSON Lines, as `history export` writes it) on the setup: wait
-    /// times, usage, borrowing and preemptions per ClusterQueue and LocalQueue.
-    #[arg(long, value_name = "FILE")]
-    pub trace: Option<String>,
-    /// With --trace: replay also on the setup in these manifests and show both side by side.
-    #[arg(long, value_name = "PATH", requires = "trace")]
-    pub compare: Vec<String>,
-    /// With --trace: write charts (usage over time, wait distribution; SVG and PNG) into DIR.
-    #[arg(long, value_name = "DIR", requires = "trace")]
-    pub plot: Option<String>,
-    /// With --trace: measure the start-time forecast made at each submission against the
-    /// admission the replay produced (median and p90 absolute error).
-    #[arg(long, requires = "trace")]
-    pub forecast_accuracy: bool,
-    /// With --trace: the resource usage figures are about (default nvidia.com/gpu when a
-    /// ClusterQueue has quota for it).
-    #[arg(long, value_name = "NAME", requires = "trace")]
-    pub resource: Option<String>,
-    /// With --trace and two setups: how many jobs whose wait changed most to list.
-    #[arg(long, value_name = "N", default_value_t = 10, requires = "trace")]
-    pub top: usize,
+    /// `--trace` and the flags that go with it.
+    #[command(flatten)]
+    pub replay: super::simulate_trace::TraceArgs,
 }
 
 pub fn parse_now(now: &Option<String>) -> anyhow::Result<i64> {
@@ -146,7 +128,7 @@ fn read_input(
 }
 
 pub fn run(global: &GlobalArgs, args: SimulateArgs) -> CliResult {
-    if let Some(path) = args.trace.clone() {
+    if let Some(path) = args.replay.trace.clone() {
         return super::simulate_trace::run(global, &args, &path);
     }
     let edits: Vec<Edit> = args

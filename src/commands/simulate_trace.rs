@@ -5,6 +5,7 @@
 //! Reads files and the cluster, calls the pure replay ([`crate::simulate::trace`]), renders.
 
 use anyhow::Context;
+use clap::Args;
 
 use super::simulate::{SimulateArgs, parse_now};
 use super::{CliResult, Outcome};
@@ -18,6 +19,32 @@ use crate::simulate::Edit;
 use crate::simulate::trace::accuracy::{Runtimes, measure};
 use crate::simulate::trace::summary::{default_resource, summarize, wait_changes};
 use crate::simulate::trace::{self, TraceJob};
+
+/// `simulate --trace` and the flags that go with it.
+#[derive(Debug, Args)]
+pub struct TraceArgs {
+    /// Replay this trace (JSON Lines, as `history export` writes it) on the setup: wait
+    /// times, usage, borrowing and preemptions per ClusterQueue and LocalQueue.
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<String>,
+    /// With --trace: replay also on the setup in these manifests and show both side by side.
+    #[arg(long, value_name = "PATH", requires = "trace")]
+    pub compare: Vec<String>,
+    /// With --trace: write charts (usage over time, wait distribution; SVG and PNG) into DIR.
+    #[arg(long, value_name = "DIR", requires = "trace")]
+    pub plot: Option<String>,
+    /// With --trace: measure the start-time forecast made at each submission against the
+    /// admission the replay produced (median and p90 absolute error).
+    #[arg(long, requires = "trace")]
+    pub forecast_accuracy: bool,
+    /// With --trace: the resource usage figures are about (default nvidia.com/gpu when a
+    /// ClusterQueue has quota for it).
+    #[arg(long, value_name = "NAME", requires = "trace")]
+    pub resource: Option<String>,
+    /// With --trace and two setups: how many jobs whose wait changed most to list.
+    #[arg(long, value_name = "N", default_value_t = 10, requires = "trace")]
+    pub top: usize,
+}
 
 fn read_trace(path: &str) -> anyhow::Result<Vec<TraceJob>> {
     let text = if path == "-" {
@@ -85,17 +112,20 @@ fn setups(
         crate::output::warn(w);
     }
     let before = trace::setup(inventory.clone(), &[], opts)?;
-    if !args.compare.is_empty() {
+    if !args.replay.compare.is_empty() {
         if !edits.is_empty() || !args.add.is_empty() {
             anyhow::bail!(
                 "--compare takes the other setup as it is: give --set/--add edits without --compare (they are compared with the unchanged setup)"
             );
         }
-        let other = Inventory::from_documents(docs_of(&args.compare)?)?;
+        let other = Inventory::from_documents(docs_of(&args.replay.compare)?)?;
         let after = trace::setup(other, &[], opts)?;
         return Ok((
             before,
-            Some((after, format!("--compare {}", args.compare.join(" ")))),
+            Some((
+                after,
+                format!("--compare {}", args.replay.compare.join(" ")),
+            )),
         ));
     }
     if edits.is_empty() && args.add.is_empty() {
@@ -129,6 +159,7 @@ pub fn run(global: &GlobalArgs, args: &SimulateArgs, path: &str) -> CliResult {
         .as_ref()
         .map(|(s, words)| (trace::replay(s, &jobs, None), words.clone()));
     let resource = args
+        .replay
         .resource
         .clone()
         .unwrap_or_else(|| default_resource(&before));
@@ -136,9 +167,9 @@ pub fn run(global: &GlobalArgs, args: &SimulateArgs, path: &str) -> CliResult {
     let s_after = after.as_ref().map(|(r, _)| summarize(r, &jobs, &resource));
     let changes = after
         .as_ref()
-        .map(|(r, _)| wait_changes(&before, r, &jobs, args.top))
+        .map(|(r, _)| wait_changes(&before, r, &jobs, args.replay.top))
         .unwrap_or_default();
-    let accuracy = if args.forecast_accuracy {
+    let accuracy = if args.replay.forecast_accuracy {
         let setup = after_setup.as_ref().map_or(&before_setup, |(s, _)| s);
         vec![
             measure(setup, &jobs, Runtimes::Exact).1,
@@ -148,7 +179,7 @@ pub fn run(global: &GlobalArgs, args: &SimulateArgs, path: &str) -> CliResult {
         Vec::new()
     };
     let mut written = Vec::new();
-    if let Some(dir) = &args.plot {
+    if let Some(dir) = &args.replay.plot {
         let mut runs = vec![Run {
             label: if after.is_some() { "before" } else { "" },
             replay: &before,

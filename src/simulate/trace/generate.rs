@@ -147,6 +147,7 @@ pub fn seed_week(seed: u64) -> Vec<TraceJob> {
             ));
         }
     }
+    out.sort_by_key(|j| j.submitted);
     out
 }
 
