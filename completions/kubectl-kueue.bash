@@ -34,6 +34,9 @@ _kubectl__kueue() {
             kubectl__kueue,help)
                 cmd="kubectl__kueue__subcmd__help"
                 ;;
+            kubectl__kueue,history)
+                cmd="kubectl__kueue__subcmd__history"
+                ;;
             kubectl__kueue,init)
                 cmd="kubectl__kueue__subcmd__init"
                 ;;
@@ -145,6 +148,9 @@ _kubectl__kueue() {
             kubectl__kueue__subcmd__help,help)
                 cmd="kubectl__kueue__subcmd__help__subcmd__help"
                 ;;
+            kubectl__kueue__subcmd__help,history)
+                cmd="kubectl__kueue__subcmd__help__subcmd__history"
+                ;;
             kubectl__kueue__subcmd__help,init)
                 cmd="kubectl__kueue__subcmd__help__subcmd__init"
                 ;;
@@ -193,6 +199,12 @@ _kubectl__kueue() {
             kubectl__kueue__subcmd__help__subcmd__delete,workload)
                 cmd="kubectl__kueue__subcmd__help__subcmd__delete__subcmd__workload"
                 ;;
+            kubectl__kueue__subcmd__help__subcmd__history,export)
+                cmd="kubectl__kueue__subcmd__help__subcmd__history__subcmd__export"
+                ;;
+            kubectl__kueue__subcmd__help__subcmd__history,generate)
+                cmd="kubectl__kueue__subcmd__help__subcmd__history__subcmd__generate"
+                ;;
             kubectl__kueue__subcmd__help__subcmd__list,clusterqueue)
                 cmd="kubectl__kueue__subcmd__help__subcmd__list__subcmd__clusterqueue"
                 ;;
@@ -222,6 +234,24 @@ _kubectl__kueue() {
                 ;;
             kubectl__kueue__subcmd__help__subcmd__stop,workload)
                 cmd="kubectl__kueue__subcmd__help__subcmd__stop__subcmd__workload"
+                ;;
+            kubectl__kueue__subcmd__history,export)
+                cmd="kubectl__kueue__subcmd__history__subcmd__export"
+                ;;
+            kubectl__kueue__subcmd__history,generate)
+                cmd="kubectl__kueue__subcmd__history__subcmd__generate"
+                ;;
+            kubectl__kueue__subcmd__history,help)
+                cmd="kubectl__kueue__subcmd__history__subcmd__help"
+                ;;
+            kubectl__kueue__subcmd__history__subcmd__help,export)
+                cmd="kubectl__kueue__subcmd__history__subcmd__help__subcmd__export"
+                ;;
+            kubectl__kueue__subcmd__history__subcmd__help,generate)
+                cmd="kubectl__kueue__subcmd__history__subcmd__help__subcmd__generate"
+                ;;
+            kubectl__kueue__subcmd__history__subcmd__help,help)
+                cmd="kubectl__kueue__subcmd__history__subcmd__help__subcmd__help"
                 ;;
             kubectl__kueue__subcmd__list,clusterqueue)
                 cmd="kubectl__kueue__subcmd__list__subcmd__clusterqueue"
@@ -362,7 +392,7 @@ _kubectl__kueue() {
 
     case "${cmd}" in
         kubectl__kueue)
-            opts="-n -v -h -V --kubeconfig --context --namespace --color --verbose --help --version simulate explain version run-controller install uninstall submit status create list stop resume delete init completion __complete help"
+            opts="-n -v -h -V --kubeconfig --context --namespace --color --verbose --help --version simulate explain version run-controller install uninstall submit status create list stop resume delete init history completion __complete help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -994,7 +1024,7 @@ _kubectl__kueue() {
             return 0
             ;;
         kubectl__subcmd__kueue__subcmd__help)
-            opts="simulate explain version run-controller install uninstall submit status create list stop resume delete init completion __complete help"
+            opts="simulate explain version run-controller install uninstall submit status create list stop resume delete init history completion __complete help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1150,6 +1180,48 @@ _kubectl__kueue() {
         kubectl__subcmd__kueue__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__subcmd__kueue__subcmd__help__subcmd__history)
+            opts="export generate"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__subcmd__kueue__subcmd__help__subcmd__history__subcmd__export)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__subcmd__kueue__subcmd__help__subcmd__history__subcmd__generate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1444,6 +1516,188 @@ _kubectl__kueue() {
         kubectl__subcmd__kueue__subcmd__help__subcmd__version)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__subcmd__kueue__subcmd__history)
+            opts="-n -v -h --kubeconfig --context --namespace --color --verbose --help export generate help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__subcmd__kueue__subcmd__history__subcmd__export)
+            opts="-o -A -n -v -h --output --since --all-namespaces --kubeconfig --context --namespace --color --verbose --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__subcmd__kueue__subcmd__history__subcmd__generate)
+            opts="-o -n -v -h --output --seed --kubeconfig --context --namespace --color --verbose --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --seed)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__subcmd__kueue__subcmd__history__subcmd__help)
+            opts="export generate help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__subcmd__kueue__subcmd__history__subcmd__help__subcmd__export)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__subcmd__kueue__subcmd__history__subcmd__help__subcmd__generate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__subcmd__kueue__subcmd__history__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -2230,7 +2484,7 @@ _kubectl__kueue() {
             return 0
             ;;
         kubectl__subcmd__kueue__subcmd__simulate)
-            opts="-f -o -n -v -h --filename --live --set --add --remove --output --no-headers --now --strict-namespace-selector --api-version --kubeconfig --context --namespace --color --verbose --help"
+            opts="-f -o -n -v -h --filename --live --set --add --remove --output --no-headers --now --strict-namespace-selector --api-version --trace --compare --plot --forecast-accuracy --resource --top --kubeconfig --context --namespace --color --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2270,6 +2524,26 @@ _kubectl__kueue() {
                     ;;
                 --api-version)
                     COMPREPLY=($(compgen -W "v1beta1 v1beta2" -- "${cur}"))
+                    return 0
+                    ;;
+                --trace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --compare)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --plot)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --resource)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --top)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --kubeconfig)

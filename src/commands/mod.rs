@@ -8,12 +8,14 @@ pub mod create;
 pub mod delete;
 pub mod error;
 pub mod explain;
+pub mod history;
 pub mod init;
 pub mod install;
 pub mod list;
 pub mod resume;
 pub mod run_controller;
 pub mod simulate;
+pub mod simulate_trace;
 pub mod status;
 pub mod stop;
 pub mod submit;
@@ -73,6 +75,8 @@ pub enum Command {
     /// Write a ready GPU queueing setup (flavors, ClusterQueues, LocalQueues, priorities) from
     /// a few questions or flags.
     Init(init::InitArgs),
+    /// The cluster's recent workloads as a trace file (`history export`) for `simulate --trace`.
+    History(history::HistoryArgs),
     /// Write the shell completion script for bash, zsh or fish.
     Completion(completion::CompletionArgs),
     /// Cobra's completion protocol, as kubectl asks plugins (used by
@@ -101,6 +105,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Resume(args) => resume::run(&global, args),
         Command::Delete(args) => delete::run(&global, args),
         Command::Init(args) => init::run(&global, args),
+        Command::History(args) => history::run(&global, args),
         Command::Completion(args) => completion::run(&global, args),
         Command::Complete(args) => completion::run_complete(args),
     }

@@ -31,6 +31,10 @@ Examples:
   # The resulting Workloads, ClusterQueues and LocalQueues with their status
   kubectl kueue simulate -f state.yaml -o yaml > after.yaml
 
+  # A week of the two teams replayed (wait times, usage, borrowing), before and after a change, with charts
+  kubectl kueue simulate --trace examples/traces/seed-week.jsonl \\
+      --set cq/team-b-queue.nominalQuota=gpu-a100:nvidia.com/gpu=6 --plot charts/
+
   # kueue.x-k8s.io/v1beta1 and v1beta2 manifests, mixed; every object written back as v1beta2
   kubectl kueue simulate -f cluster/ -o yaml --api-version v1beta2
 
@@ -79,6 +83,9 @@ pub struct SimulateArgs {
     /// version most Kueue documents use).
     #[arg(long, value_name = "VERSION", value_parser = ["v1beta1", "v1beta2"])]
     pub api_version: Option<String>,
+    /// `--trace` and the flags that go with it.
+    #[command(flatten)]
+    pub replay: super::simulate_trace::TraceArgs,
 }
 
 pub fn parse_now(now: &Option<String>) -> anyhow::Result<i64> {
@@ -121,6 +128,9 @@ fn read_input(
 }
 
 pub fn run(global: &GlobalArgs, args: SimulateArgs) -> CliResult {
+    if let Some(path) = args.replay.trace.clone() {
+        return super::simulate_trace::run(global, &args, &path);
+    }
     let edits: Vec<Edit> = args
         .set
         .iter()

@@ -5,11 +5,13 @@
 pub mod explain;
 pub mod forecast;
 pub mod list;
+pub mod plot;
 pub mod printer;
 pub mod simulate;
 pub mod status;
 pub mod submit;
 pub mod time;
+pub mod trace;
 
 use std::io::IsTerminal;
 

@@ -37,3 +37,14 @@ pub fn documents() -> Result<Vec<Document>, crate::manifests::LoadError> {
     }
     Ok(docs)
 }
+
+/// The seed's setup alone (namespaces, priority classes, flavor and queues): what a trace is
+/// replayed on by default.
+pub fn setup_documents() -> Result<Vec<Document>, crate::manifests::LoadError> {
+    let mut order = 0;
+    let mut docs = Vec::new();
+    for (name, text) in &EMBEDDED_SCENARIO[..3] {
+        docs.extend(parse_documents(name, text, &mut order)?);
+    }
+    Ok(docs)
+}

@@ -8,6 +8,7 @@ pub mod forecast;
 pub mod result;
 pub mod runner;
 pub mod scenario;
+pub mod trace;
 pub mod written;
 
 pub use edits::{Edit, EditError, materialize_jobs, remove};

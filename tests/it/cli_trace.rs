@@ -1,0 +1,211 @@
+//! `simulate --trace` and `history generate` offline: the five-job trace of
+//! [`crate::trace_replay`] as a table, as data, compared under an edit, with charts; the
+//! example week with its charts; bad rows named by file, line and field.
+#![cfg(feature = "cli")]
+
+use crate::support::cli::run;
+use crate::trace_replay::TINY;
+
+fn tiny_file() -> tempfile::NamedTempFile {
+    let f = tempfile::Builder::new()
+        .suffix(".jsonl")
+        .tempfile()
+        .unwrap();
+    std::fs::write(f.path(), TINY).unwrap();
+    f
+}
+
+fn json_of(args: &[&str]) -> serde_json::Value {
+    let r = run(args);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    serde_json::from_str(&r.stdout).unwrap()
+}
+
+#[test]
+fn the_table_shows_waits_usage_and_preemptions_per_queue() {
+    let f = tiny_file();
+    let r = run(&["simulate", "--trace", f.path().to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let out = r.stdout;
+    assert!(
+        out.contains("5 jobs from 2025-07-21T09:00:00Z to 2025-07-21T10:30:00Z: 5 admitted, 5 finished, 2 preemptions"),
+        "{out}"
+    );
+    let row = |name: &str| {
+        out.lines()
+            .find(|l| l.starts_with(name))
+            .map(|l| l.split_whitespace().collect::<Vec<_>>())
+            .unwrap_or_default()
+    };
+    // CLUSTERQUEUE JOBS P50 P90 MAX NEVER USAGE BORROWED ADMITTED-BORROWING PREEMPTED
+    assert_eq!(
+        row("team-a-queue"),
+        [
+            "team-a-queue",
+            "3",
+            "0s",
+            "4m",
+            "4m",
+            "0",
+            "121%",
+            "1.42",
+            "1",
+            "2"
+        ],
+        "{out}"
+    );
+    assert_eq!(
+        row("team-b/training-queue"),
+        ["team-b/training-queue", "2", "0s", "0s", "0s", "0", "0"],
+        "{out}"
+    );
+}
+
+#[test]
+fn compare_and_plot_write_charts_and_the_same_figures() {
+    let f = tiny_file();
+    let dir = tempfile::tempdir().unwrap();
+    let plot = dir.path().join("charts");
+    let trace = f.path().to_str().unwrap();
+    let edit = "cq/team-b-queue.preemption.reclaimWithinCohort=Never";
+    let with_plot = json_of(&[
+        "simulate",
+        "--trace",
+        trace,
+        "--set",
+        edit,
+        "--plot",
+        plot.to_str().unwrap(),
+        "-o",
+        "json",
+    ]);
+    let without = json_of(&["simulate", "--trace", trace, "--set", edit, "-o", "json"]);
+    assert_eq!(with_plot["before"], without["before"]);
+    assert_eq!(with_plot["after"], without["after"]);
+    assert_eq!(with_plot["after"]["preemptions"], 0);
+    assert_eq!(with_plot["waitChanged"][0]["workload"], "team-b/b1");
+    assert_eq!(with_plot["waitChanged"][0]["afterSeconds"], 3540.0);
+    let charts: Vec<String> = with_plot["charts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(charts.len(), 4, "{charts:?}");
+    for name in ["usage.svg", "usage.png", "wait.svg", "wait.png"] {
+        let bytes = std::fs::read(plot.join(name)).unwrap();
+        assert!(bytes.len() > 1000, "{name}: {} bytes", bytes.len());
+        if name.ends_with(".png") {
+            assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "{name}");
+        } else {
+            let text = String::from_utf8(bytes).unwrap();
+            assert!(text.starts_with("<svg"), "{name}");
+            // The legend names both setups of each queue.
+            assert!(
+                text.contains("team-a-queue (before)") && text.contains("team-a-queue (after)"),
+                "{name}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_example_week_replays_with_charts() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = env!("CARGO_MANIFEST_DIR");
+    let trace = format!("{root}/examples/traces/seed-week.jsonl");
+    let lines = std::fs::read_to_string(&trace).unwrap().lines().count();
+    let v = json_of(&[
+        "simulate",
+        "--trace",
+        &trace,
+        "--plot",
+        dir.path().to_str().unwrap(),
+        "-o",
+        "json",
+    ]);
+    let s = &v["summary"];
+    assert_eq!(s["jobs"], lines as u64);
+    assert_eq!(s["admitted"], s["jobs"]);
+    let cqs: Vec<&str> = s["clusterQueues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| q["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(cqs, ["team-a-queue", "team-b-queue"]);
+    let jobs: u64 = s["clusterQueues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| q["jobs"].as_u64().unwrap())
+        .sum();
+    assert_eq!(jobs, lines as u64);
+    for name in ["usage.svg", "usage.png", "wait.svg", "wait.png"] {
+        assert!(
+            std::fs::metadata(dir.path().join(name)).unwrap().len() > 1000,
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn the_example_week_is_what_the_generator_writes() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let committed =
+        std::fs::read_to_string(format!("{root}/examples/traces/seed-week.jsonl")).unwrap();
+    let r = run(&["history", "generate"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout == committed,
+        "regenerate with: kubectl kueue history generate -o examples/traces/seed-week.jsonl"
+    );
+}
+
+#[test]
+fn bad_rows_are_named_by_file_line_and_field() {
+    let f = tempfile::Builder::new()
+        .suffix(".jsonl")
+        .tempfile()
+        .unwrap();
+    let bad = TINY.replacen("\"nvidia.com/gpu\":\"4\"", "\"nvidia.com/gpu\":\"four\"", 1);
+    std::fs::write(f.path(), bad).unwrap();
+    let path = f.path().to_str().unwrap();
+    let r = run(&["simulate", "--trace", path]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(
+        r.stderr.contains(&format!(
+            "{path}:2: field podSets[0].requests.nvidia.com/gpu:"
+        )),
+        "{}",
+        r.stderr
+    );
+    let r = run(&["simulate", "--trace", "/nonexistent/trace.jsonl"]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains("/nonexistent/trace.jsonl"),
+        "{}",
+        r.stderr
+    );
+    let r = run(&["simulate", "--plot", "x"]);
+    assert_eq!(r.code, 2, "--plot needs --trace: {}", r.stderr);
+}
+
+#[test]
+fn forecast_accuracy_is_reported_for_both_runtime_sources() {
+    let f = tiny_file();
+    let v = json_of(&[
+        "simulate",
+        "--trace",
+        f.path().to_str().unwrap(),
+        "--forecast-accuracy",
+        "-o",
+        "json",
+    ]);
+    let acc = v["forecastAccuracy"].as_array().unwrap();
+    assert_eq!(acc[0]["runtimes"], "exact");
+    assert_eq!(acc[0]["all"]["jobs"], 5);
+    assert_eq!(acc[0]["all"]["medianSeconds"], 0.0);
+    assert_eq!(acc[1]["runtimes"], "history");
+    assert_eq!(acc[1]["noTime"], 1);
+}
