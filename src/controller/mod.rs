@@ -18,6 +18,7 @@ pub mod metrics_auth;
 pub mod model;
 mod shell;
 mod tls;
+pub mod webhook_cert;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
