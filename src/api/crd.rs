@@ -32,7 +32,7 @@ use super::{
 };
 
 /// Name of the Service in front of the controller's conversion webhook.
-pub const WEBHOOK_SERVICE: &str = "kubectl-kueue-webhook";
+pub const WEBHOOK_SERVICE: &str = super::config::DEFAULT_WEBHOOK_SERVICE_NAME;
 /// The path of the conversion webhook (controller-runtime's).
 pub const WEBHOOK_PATH: &str = "/convert";
 /// The namespace the CRDs' webhook Service is in when none is given (upstream's).

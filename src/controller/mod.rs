@@ -18,6 +18,7 @@ pub mod metrics_auth;
 pub mod model;
 mod shell;
 mod tls;
+pub mod webhook;
 pub mod webhook_cert;
 
 use std::net::SocketAddr;
@@ -53,6 +54,8 @@ pub struct Options {
     /// limit. Without it the API server's own flow control sets the pace.
     pub client_rate_limit: Option<(f32, i32)>,
     pub identity: String,
+    /// The conversion webhook (served when the CRDs convert through one); `None`: never.
+    pub webhook: Option<webhook::WebhookOptions>,
 }
 
 impl Options {
@@ -104,6 +107,11 @@ pub async fn run(
         anyhow::bail!(
             "the cluster does not serve kueue.x-k8s.io/v1beta1 ClusterQueues: install the CRDs first (`kubectl kueue install`, or `kubectl kueue install --without-controller` to run the controller yourself)"
         );
+    }
+    // Before anything reads Kueue objects: with v1beta2 stored, every v1beta1 read and write
+    // goes through this webhook (every replica serves it, leader or not).
+    if let Some(w) = &opts.webhook {
+        webhook::start(&client, w).await?;
     }
     if !opts.force
         && let Some(evidence) =
