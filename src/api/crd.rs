@@ -352,7 +352,11 @@ fn workload_crd() -> CustomResourceDefinition {
 /// rules on it.
 fn workload_v1beta2_crd() -> CustomResourceDefinition {
     let status = workload_status(status_schema::<v2::WorkloadStatus>(false));
-    let spec = structural_schema_for::<v2::WorkloadSpec>(false);
+    let mut spec = structural_schema_for::<v2::WorkloadSpec>(false);
+    // The type reads a missing list as empty; the schema requires one pod set, no default.
+    if let Some(pod_sets) = spec["properties"]["podSets"].as_object_mut() {
+        pod_sets.remove("default");
+    }
     let (count, rest) = workload_common_rules();
     let both = |extra: &str| {
         format!(
