@@ -88,7 +88,8 @@ async fn install_and_serve(cluster: &Cluster, port: u16, name: &str, extra: &[&s
     let port = port.to_string();
     let mut args = vec!["--webhook-port", port.as_str()];
     args.extend(extra);
-    let ctl = start_controller(cluster, name, &args);
+    // As the installed ServiceAccount: its roles must let it fill the Secret and patch the CRDs.
+    let ctl = start_installed_controller(cluster, name, &args);
     wait_converting(cluster).await;
     ctl
 }
