@@ -438,3 +438,64 @@ async fn upgrading_from_v1beta1_only_crds_keeps_every_object() {
         );
     }
 }
+
+#[cfg_attr(
+    skip_cluster_tests,
+    ignore = "needs the test control plane (KUEUE_SKIP_CLUSTER_TESTS is set)"
+)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cluster_serving_only_v1beta2_is_read_and_the_controller_says_why_it_cannot_run() {
+    use kubectl_kueue::api::crd::{crd_yaml, crds};
+    let cluster = ClusterBuilder::apiserver().start();
+    // A future upstream's CRDs: v1beta2 only, no conversion.
+    let dir = tempfile::tempdir().unwrap();
+    for mut crd in crds() {
+        crd.spec.versions.retain(|v| v.name == "v1beta2");
+        crd.spec.conversion = None;
+        let file = dir.path().join(format!("{}.yaml", crd.spec.names.plural));
+        std::fs::write(file, crd_yaml(&crd)).unwrap();
+    }
+    crate::support::apply::install_crds(&cluster.client(), dir.path())
+        .await
+        .unwrap();
+    let ns = cluster.new_namespace("v2only").await;
+    for object in [
+        json!({ "apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor", "metadata": { "name": "default" } }),
+        json!({
+            "apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue",
+            "metadata": { "name": "cq-v2" },
+            "spec": {
+                "cohortName": "all", "namespaceSelector": {},
+                "resourceGroups": [{ "coveredResources": ["cpu"], "flavors": [{ "name": "default", "resources": [{ "name": "cpu", "nominalQuota": "4" }] }] }],
+            },
+        }),
+        json!({
+            "apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue",
+            "metadata": { "name": "lq-v2", "namespace": ns }, "spec": { "clusterQueue": "cq-v2" },
+        }),
+        json!({
+            "apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
+            "metadata": { "name": "wl-v2", "namespace": ns },
+            "spec": { "queueName": "lq-v2", "podSets": [{ "name": "main", "count": 1, "template": { "spec": {
+                "restartPolicy": "Never",
+                "containers": [{ "name": "c", "image": "x", "resources": { "requests": { "cpu": "1" } } }],
+            } } }] },
+        }),
+    ] {
+        create(&cluster, object).await;
+    }
+    let status = crate::support::live::ok(&cluster, &["status"]);
+    assert!(status.contains("cq-v2"), "{status}");
+    let explain = crate::support::live::ok(&cluster, &["explain", "-n", &ns, "workload/wl-v2"]);
+    assert!(explain.contains("cq-v2"), "{explain}");
+
+    let mut ctl = start_controller(&cluster, "v2only", &[]);
+    let exit = ctl.wait_exit(T).expect("the controller exits");
+    assert_eq!(exit.code(), Some(1), "{}", ctl.log());
+    assert!(
+        ctl.log()
+            .contains("the cluster serves kueue.x-k8s.io v1beta2 but not v1beta1"),
+        "{}",
+        ctl.log()
+    );
+}
