@@ -515,6 +515,76 @@ mod tests {
     }
 
     #[test]
+    fn the_conversion_webhook_is_reachable_and_only_its_secret_readable() {
+        let conversion = |m: &[Value]| -> Vec<Value> {
+            m.iter()
+                .filter(|o| o["kind"] == "CustomResourceDefinition")
+                .map(|o| o["spec"]["conversion"]["webhook"]["clientConfig"].clone())
+                .filter(|c| !c.is_null())
+                .collect()
+        };
+        let m = manifests("ns1", &args()).unwrap();
+        let configs = conversion(&m);
+        assert_eq!(configs.len(), 4);
+        assert_eq!(
+            configs[0]["service"],
+            json!({ "name": "kueue-webhook-service", "namespace": "ns1", "path": "/convert", "port": 443 })
+        );
+        let service = m
+            .iter()
+            .find(|o| o["kind"] == "Service" && o["metadata"]["name"] == "kueue-webhook-service")
+            .unwrap();
+        assert_eq!(service["spec"]["ports"][0]["targetPort"], "webhook");
+        let deployment = m.iter().find(|o| o["kind"] == "Deployment").unwrap();
+        let ports = &deployment["spec"]["template"]["spec"]["containers"][0]["ports"];
+        assert!(
+            ports
+                .as_array()
+                .unwrap()
+                .contains(&json!({ "name": "webhook", "containerPort": 9443 }))
+        );
+        let role = m
+            .iter()
+            .find(|o| {
+                o["kind"] == "Role"
+                    && o["metadata"]["name"] == "kubectl-kueue-controller-webhook-cert"
+            })
+            .unwrap();
+        assert_eq!(
+            role["rules"],
+            json!([{ "apiGroups": [""], "resources": ["secrets"], "resourceNames": ["kueue-webhook-server-cert"], "verbs": ["get", "update"] }])
+        );
+        // Without the controller: no webhook in the cluster, so v1beta1-only CRDs; with a URL,
+        // both versions calling it.
+        let laptop = InstallOptions {
+            without_controller: true,
+            ..args()
+        };
+        let m = manifests("ns1", &laptop).unwrap();
+        assert!(conversion(&m).is_empty());
+        assert!(
+            m.iter()
+                .filter(|o| o["kind"] == "CustomResourceDefinition")
+                .all(|o| o["spec"]["versions"].as_array().unwrap().len() == 1)
+        );
+        let url = InstallOptions {
+            webhook_url: Some("https://10.0.0.5:9443/convert".into()),
+            ..laptop
+        };
+        let configs = conversion(&manifests("ns1", &url).unwrap());
+        assert_eq!(configs.len(), 4);
+        assert_eq!(
+            configs[0],
+            json!({ "url": "https://10.0.0.5:9443/convert" })
+        );
+        let bad = InstallOptions {
+            webhook_url: Some("http://x".into()),
+            ..args()
+        };
+        assert!(manifests("ns1", &bad).unwrap_err().contains("https://"));
+    }
+
+    #[test]
     fn images_may_be_pinned_by_digest() {
         let digest = format!("ghcr.io/o/kubectl-kueue@sha256:{}", "a1".repeat(32));
         assert_eq!(check_image(&digest).as_deref(), Ok(digest.as_str()));
