@@ -101,6 +101,15 @@ pub fn run(global: &GlobalArgs, args: InstallArgs) -> CliResult {
         printer.line(
             "installed without the controller: run `kubectl kueue run-controller` to schedule queued Jobs",
         )?;
+        match &args.webhook_url {
+            Some(url) => printer.line(format!(
+                "the CRDs serve v1beta1 and v1beta2 (stored), converted at {url}: run-controller must serve it there (--webhook-port)"
+            ))?,
+            None if !args.skip_crds => printer.line(
+                "the CRDs serve v1beta1 only (no conversion webhook in the cluster; --webhook-url gives both versions)",
+            )?,
+            None => {}
+        }
     } else {
         printer.line(format!(
             "installed: the controller runs in namespace {namespace} (kubectl -n {namespace} get deployment {CONTROLLER})"
