@@ -1788,7 +1788,7 @@ _kubectl__kueue() {
             return 0
             ;;
         kubectl__subcmd__kueue__subcmd__install)
-            opts="-n -v -h --print --image --replicas --without-controller --skip-crds --kubeconfig --context --namespace --color --verbose --help"
+            opts="-n -v -h --print --image --replicas --without-controller --skip-crds --webhook-url --kubeconfig --context --namespace --color --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1799,6 +1799,10 @@ _kubectl__kueue() {
                     return 0
                     ;;
                 --replicas)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --webhook-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2426,7 +2430,7 @@ _kubectl__kueue() {
             return 0
             ;;
         kubectl__subcmd__kueue__subcmd__run__subcmd__controller)
-            opts="-n -v -h --config --leader-elect --force --metrics-bind-address --metrics-insecure --metrics-cert-dir --health-probe-bind-address --strict-namespace-selector --max-concurrent-writes --kubeconfig --context --namespace --color --verbose --help"
+            opts="-n -v -h --config --leader-elect --force --metrics-bind-address --metrics-insecure --metrics-cert-dir --health-probe-bind-address --strict-namespace-selector --webhook-port --max-concurrent-writes --kubeconfig --context --namespace --color --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2449,6 +2453,10 @@ _kubectl__kueue() {
                     return 0
                     ;;
                 --health-probe-bind-address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --webhook-port)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -46,7 +46,7 @@ pub mod workload_status;
 
 pub use cluster_queue::*;
 pub use cohort::*;
-pub use crd::{crd_file_name, crds, crds_yaml};
+pub use crd::{CrdConversion, crd_file_name, crds, crds_v1beta1_only, crds_with, crds_yaml};
 pub use fair_sharing::*;
 pub use local_queue::*;
 pub use policies::*;

@@ -17,7 +17,9 @@ use crate::output::Printer;
   kubectl kueue install                          # everything, controller in kueue-system
   kubectl kueue install --print > kueue.yaml     # the manifests, to review or apply with kubectl
   kubectl kueue install --image ghcr.io/you/kubectl-kueue@sha256:<digest>   # pinned by digest
-  kubectl kueue install --without-controller     # CRDs, RBAC and the policy; run the controller yourself")]
+  kubectl kueue install --without-controller     # v1beta1-only CRDs, RBAC and the policy; run the controller yourself
+  kubectl kueue install --without-controller --webhook-url https://10.0.0.5:9443/convert
+                                                 # both versions, converted by your run-controller there")]
 pub struct InstallArgs {
     /// Print the manifests (YAML) instead of applying them.
     #[arg(long)]
@@ -36,6 +38,13 @@ pub struct InstallArgs {
     /// Leave the CRDs out (they are managed another way).
     #[arg(long)]
     pub skip_crds: bool,
+    /// Where the API server reaches the conversion webhook of a `run-controller` run outside
+    /// the cluster (`https://HOST:PORT/convert`, HOST in its certificate): the CRDs then
+    /// serve v1beta1 and v1beta2 (stored) with `--without-controller` too. Default: the
+    /// in-cluster Service kueue-webhook-service; with `--without-controller`, v1beta1-only
+    /// CRDs (no webhook needed).
+    #[arg(long, value_name = "URL")]
+    pub webhook_url: Option<String>,
 }
 
 impl InstallArgs {
@@ -45,6 +54,7 @@ impl InstallArgs {
             replicas: self.replicas,
             without_controller: self.without_controller,
             skip_crds: self.skip_crds,
+            webhook_url: self.webhook_url.clone(),
         }
     }
 }
@@ -63,7 +73,7 @@ pub fn run(global: &GlobalArgs, args: InstallArgs) -> CliResult {
         .namespace
         .clone()
         .unwrap_or_else(|| DEFAULT_CONTROLLER_NAMESPACE.to_string());
-    let objects = manifests(&namespace, &args.options());
+    let objects = manifests(&namespace, &args.options()).map_err(anyhow::Error::msg)?;
     if args.print {
         printer.write(&yaml_docs(&objects))?;
         return Ok(Outcome::Success);
@@ -91,6 +101,15 @@ pub fn run(global: &GlobalArgs, args: InstallArgs) -> CliResult {
         printer.line(
             "installed without the controller: run `kubectl kueue run-controller` to schedule queued Jobs",
         )?;
+        match &args.webhook_url {
+            Some(url) => printer.line(format!(
+                "the CRDs serve v1beta1 and v1beta2 (stored), converted at {url}: run-controller must serve it there (--webhook-port)"
+            ))?,
+            None if !args.skip_crds => printer.line(
+                "the CRDs serve v1beta1 only (no conversion webhook in the cluster; --webhook-url gives both versions)",
+            )?,
+            None => {}
+        }
     } else {
         printer.line(format!(
             "installed: the controller runs in namespace {namespace} (kubectl -n {namespace} get deployment {CONTROLLER})"
@@ -110,9 +129,11 @@ pub fn run_uninstall(global: &GlobalArgs, args: UninstallArgs) -> CliResult {
         replicas: 0,
         without_controller: false,
         skip_crds: !args.crds,
+        webhook_url: None,
     };
     // The namespace stays: it may hold other things (and the leader-election Lease).
     let objects: Vec<Value> = manifests(&namespace, &install)
+        .map_err(anyhow::Error::msg)?
         .into_iter()
         .filter(|o| o["kind"] != "Namespace")
         .collect();

@@ -53,6 +53,14 @@ pub struct RunControllerArgs {
     /// Read a ClusterQueue without namespaceSelector as upstream does (no namespace).
     #[arg(long)]
     pub strict_namespace_selector: bool,
+    /// Port of the conversion webhook (HTTPS `/convert`, served when the CRDs convert through
+    /// a webhook; `0`: never). Default: the configuration's webhook.port (9443). The
+    /// certificate is kept in the Secret internalCertManagement.webhookSecretName
+    /// (kueue-webhook-server-cert) of the controller's namespace and its CA injected into the
+    /// CRDs; with internalCertManagement.enable false, tls.crt/tls.key are read from
+    /// webhook.certDir instead.
+    #[arg(long, value_name = "PORT")]
+    pub webhook_port: Option<u16>,
     /// Writes to the API server in flight at once.
     #[arg(long, value_name = "N", default_value_t = 128)]
     pub max_concurrent_writes: usize,
@@ -125,6 +133,7 @@ pub fn run(global: &GlobalArgs, args: RunControllerArgs) -> CliResult {
     if args.metrics_insecure {
         crate::controller::http::MetricsSecurity::check_insecure_address(metrics_addr)?;
     }
+    let webhook = webhook_options(&config, args.webhook_port)?;
     let opts = Options {
         config,
         config_given,
@@ -138,6 +147,7 @@ pub fn run(global: &GlobalArgs, args: RunControllerArgs) -> CliResult {
         max_in_flight: args.max_concurrent_writes,
         client_rate_limit,
         identity: crate::kube::lease::identity(),
+        webhook,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -154,6 +164,51 @@ pub fn run(global: &GlobalArgs, args: RunControllerArgs) -> CliResult {
     // Background tasks (HTTP servers, finished watches) must not hold the process.
     runtime.shutdown_timeout(Duration::from_secs(1));
     Ok(Outcome::Success)
+}
+
+/// Where and how the conversion webhook is served, from the Configuration (upstream's
+/// `webhook` and `internalCertManagement`) and `--webhook-port`.
+fn webhook_options(
+    config: &crate::api::config::Configuration,
+    port: Option<u16>,
+) -> anyhow::Result<Option<controller::webhook::WebhookOptions>> {
+    use crate::api::config as c;
+    let w = config.webhook.clone().unwrap_or_default();
+    let port = match port {
+        Some(p) => p,
+        None => {
+            let p = w.port.unwrap_or(c::DEFAULT_WEBHOOK_PORT);
+            u16::try_from(p).map_err(|_| anyhow::anyhow!("webhook.port {p} is not a port"))?
+        }
+    };
+    if port == 0 {
+        return Ok(None);
+    }
+    let host = w.host.clone().filter(|h| !h.is_empty());
+    let addr = parse_address(&format!("{}:{port}", host.as_deref().unwrap_or("")))?
+        .ok_or_else(|| anyhow::anyhow!("webhook address {host:?}:{port} is not an address"))?;
+    let certs = config.internal_cert_management.clone().unwrap_or_default();
+    Ok(Some(controller::webhook::WebhookOptions {
+        addr,
+        namespace: config
+            .namespace
+            .clone()
+            .unwrap_or_else(|| c::DEFAULT_NAMESPACE.to_string()),
+        service: certs
+            .webhook_service_name
+            .clone()
+            .unwrap_or_else(|| c::DEFAULT_WEBHOOK_SERVICE_NAME.to_string()),
+        secret: certs
+            .webhook_secret_name
+            .clone()
+            .unwrap_or_else(|| c::DEFAULT_WEBHOOK_SECRET_NAME.to_string()),
+        internal_cert_management: certs.enable.unwrap_or(true),
+        cert_dir: w
+            .cert_dir
+            .clone()
+            .unwrap_or_else(|| c::DEFAULT_WEBHOOK_CERT_DIR.to_string())
+            .into(),
+    }))
 }
 
 /// SIGTERM (what Kubernetes sends) or SIGINT (Ctrl-C). Both handlers are installed when this

@@ -18,6 +18,8 @@ pub mod metrics_auth;
 pub mod model;
 mod shell;
 mod tls;
+pub mod webhook;
+pub mod webhook_cert;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -52,6 +54,8 @@ pub struct Options {
     /// limit. Without it the API server's own flow control sets the pace.
     pub client_rate_limit: Option<(f32, i32)>,
     pub identity: String,
+    /// The conversion webhook (served when the CRDs convert through one); `None`: never.
+    pub webhook: Option<webhook::WebhookOptions>,
 }
 
 impl Options {
@@ -95,14 +99,25 @@ pub async fn run(
 ) -> anyhow::Result<()> {
     let election_cfg = opts.election();
     let client = conn.client.clone();
-    // Without the CRDs the watches would retry forever: say what is missing instead.
-    let cqs: kube::Api<crate::api::ClusterQueue> = kube::Api::all(client.clone());
-    if let Err(kube::Error::Api(e)) = cqs.list(&kube::api::ListParams::default().limit(1)).await
-        && e.code == 404
-    {
+    // Without the CRDs the watches would retry forever: say what is missing instead. The
+    // controller reads and writes v1beta1 (the cluster's webhook converts to the stored v1beta2).
+    let served = crate::kube::versions::served(&client).await?;
+    if !served.contains(&crate::api::KueueVersion::V1beta1) {
+        if served.is_empty() {
+            anyhow::bail!(
+                "the cluster does not serve kueue.x-k8s.io/v1beta1 ClusterQueues: install the CRDs first (`kubectl kueue install`, or `kubectl kueue install --without-controller` to run the controller yourself)"
+            );
+        }
+        let names: Vec<&str> = served.iter().map(|v| v.name()).collect();
         anyhow::bail!(
-            "the cluster does not serve kueue.x-k8s.io/v1beta1 ClusterQueues: install the CRDs first (`kubectl kueue install`, or `kubectl kueue install --without-controller` to run the controller yourself)"
+            "the cluster serves kueue.x-k8s.io {} but not v1beta1, which run-controller reads and writes: install CRDs that serve both (`kubectl kueue install`)",
+            names.join(", ")
         );
+    }
+    // Before anything reads Kueue objects: with v1beta2 stored, every v1beta1 read and write
+    // goes through this webhook (every replica serves it, leader or not).
+    if let Some(w) = &opts.webhook {
+        webhook::start(&client, w).await?;
     }
     if !opts.force
         && let Some(evidence) =

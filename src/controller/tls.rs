@@ -59,7 +59,9 @@ pub fn server_config(cert_dir: Option<&Path>) -> anyhow::Result<(Arc<ServerConfi
     Ok((Arc::new(config), source))
 }
 
-fn read_pair(dir: &Path) -> anyhow::Result<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>)> {
+pub(super) fn read_pair(
+    dir: &Path,
+) -> anyhow::Result<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>)> {
     let crt = dir.join("tls.crt");
     let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(&crt)
         .and_then(|it| it.collect::<Result<_, _>>())

@@ -14,6 +14,7 @@ pub mod lease;
 pub mod objects;
 pub mod server;
 pub mod snapshot;
+pub mod versions;
 pub mod watch;
 
 pub use client::{ConnectOptions, Connection, connect};

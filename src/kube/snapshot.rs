@@ -1,6 +1,8 @@
 //! Reads the cluster's Kueue objects, queue-labelled Jobs, Namespaces and Nodes into an
 //! [`Inventory`], the same picture `simulate` builds from files, and the [`Snapshot`] the
 //! commands show; and a stream that ticks whenever one of the kinds `status -w` shows changes.
+//! The Kueue kinds are read in v1beta1 when the cluster serves it, else in v1beta2 and
+//! converted ([`super::versions`]).
 
 use anyhow::Context;
 use futures::StreamExt;
@@ -14,7 +16,7 @@ use kube::{Client, Resource};
 use serde::de::DeserializeOwned;
 
 use crate::api::{
-    ClusterQueue, Cohort, LocalQueue, ResourceFlavor, Workload, WorkloadPriorityClass,
+    ClusterQueue, Cohort, KueueVersion, LocalQueue, ResourceFlavor, Workload, WorkloadPriorityClass,
 };
 use crate::manifests::{Inventory, Origin, Sourced};
 use crate::view::Snapshot;
@@ -38,15 +40,30 @@ async fn list<K>(
 where
     K: Resource<DynamicType = ()> + Clone + DeserializeOwned + std::fmt::Debug,
 {
-    let api: Api<K> = Api::all(client.clone());
-    let kind = K::kind(&()).to_string();
+    list_as::<K, K>(client, order, lp, K::clone).await
+}
+
+/// Lists `V` (the version served) and gives each as `K` (the internal form).
+async fn list_as<V, K>(
+    client: &Client,
+    order: &mut usize,
+    lp: &ListParams,
+    convert: impl Fn(&V) -> K,
+) -> anyhow::Result<Vec<Sourced<K>>>
+where
+    V: Resource<DynamicType = ()> + Clone + DeserializeOwned + std::fmt::Debug,
+    K: Resource<DynamicType = ()>,
+{
+    let api: Api<V> = Api::all(client.clone());
+    let kind = V::kind(&()).to_string();
     let items = api
         .list(lp)
         .await
         .with_context(|| format!("cannot list {kind} objects"))?;
     let mut out: Vec<Sourced<K>> = items
         .items
-        .into_iter()
+        .iter()
+        .map(convert)
         .map(|obj| Sourced {
             obj,
             origin: Origin::default(),
@@ -75,6 +92,14 @@ where
 /// Lists everything scheduling depends on. `Cohort` objects are optional (clusters running
 /// an older Kueue may not have the CRD).
 pub async fn read_inventory(client: &Client) -> anyhow::Result<Inventory> {
+    let served = super::versions::served(client).await?;
+    match super::versions::preferred(&served) {
+        Some(KueueVersion::V1beta2) => return read_inventory_v1beta2(client).await,
+        Some(KueueVersion::V1beta1) => {}
+        None => anyhow::bail!(
+            "the cluster does not serve kueue.x-k8s.io (install Kueue's CRDs: kubectl kueue install, or upstream Kueue)"
+        ),
+    }
     let mut order = 0;
     let all = ListParams::default();
     let mut inv = Inventory {
@@ -96,6 +121,53 @@ pub async fn read_inventory(client: &Client) -> anyhow::Result<Inventory> {
     };
     // A Job's pod template may name a PriorityClass; a user who may not list them sees
     // those Jobs without a Workload.
+    inv.pod_priority_classes = match list::<PriorityClass>(client, &mut order, &all).await {
+        Ok(c) => c,
+        Err(e) => {
+            inv.warnings
+                .push(format!("PriorityClass objects not read: {e:#}"));
+            Vec::new()
+        }
+    };
+    let labelled = ListParams::default().labels(crate::api::QUEUE_NAME_LABEL);
+    inv.jobs = list::<Job>(client, &mut order, &labelled).await?;
+    Ok(inv)
+}
+
+/// [`read_inventory`] from a cluster that serves only v1beta2: the Kueue kinds read in
+/// v1beta2 and converted to the internal form (upstream's conversion, losses included).
+async fn read_inventory_v1beta2(client: &Client) -> anyhow::Result<Inventory> {
+    use crate::api::convert;
+    use crate::api::v1beta2 as v2;
+    let mut order = 0;
+    let all = ListParams::default();
+    let mut inv = Inventory {
+        flavors: list_as(
+            client,
+            &mut order,
+            &all,
+            convert::resource_flavor::to_v1beta1,
+        )
+        .await?,
+        cluster_queues: list_as(client, &mut order, &all, convert::cluster_queue::to_v1beta1)
+            .await?,
+        local_queues: list_as(client, &mut order, &all, convert::local_queue::to_v1beta1).await?,
+        priority_classes: list_as(
+            client,
+            &mut order,
+            &all,
+            convert::workload_priority_class::to_v1beta1,
+        )
+        .await?,
+        workloads: list_as(client, &mut order, &all, |w: &v2::Workload| {
+            convert::workload::to_v1beta1(w)
+        })
+        .await?,
+        cohorts: list_as(client, &mut order, &all, convert::cohort::to_v1beta1).await?,
+        namespaces: list::<Namespace>(client, &mut order, &all).await?,
+        nodes: list::<Node>(client, &mut order, &all).await?,
+        ..Default::default()
+    };
     inv.pod_priority_classes = match list::<PriorityClass>(client, &mut order, &all).await {
         Ok(c) => c,
         Err(e) => {

@@ -4,10 +4,19 @@
 //! runs `kubectl-kueue run-controller`. `examples/deploy/kubectl-kueue.yaml` is
 //! `install --print --skip-crds`.
 //!
+//! The CRDs serve v1beta1 and v1beta2 (stored) and convert through the controller's webhook,
+//! behind the Service `kueue-webhook-service` (in-cluster) or at `--webhook-url` (a controller
+//! run elsewhere); `--without-controller` without `--webhook-url` keeps the v1beta1-only CRDs,
+//! which need no webhook.
+//!
 //! Invariants: the objects come in apply order (CRDs, Namespace, RBAC, controller, policy);
-//! the controller's role cannot read Secrets, use wildcards or delete anything.
+//! the controller's role cannot read Secrets but its webhook certificate's (by name, in its
+//! namespace), use wildcards or delete anything; it may patch only the product's CRDs.
 
 use serde_json::{Value, json};
+
+use crate::api::config::{DEFAULT_WEBHOOK_PORT, DEFAULT_WEBHOOK_SECRET_NAME};
+use crate::api::crd::{CrdConversion, WEBHOOK_KINDS, WEBHOOK_SERVICE};
 
 /// Where the controller runs when `-n` is not given (upstream's namespace).
 pub const DEFAULT_CONTROLLER_NAMESPACE: &str = "kueue-system";
@@ -33,6 +42,22 @@ pub struct InstallOptions {
     pub without_controller: bool,
     /// Leave the CRDs out.
     pub skip_crds: bool,
+    /// Where the API server calls the conversion webhook when the controller runs outside
+    /// the cluster (`https://HOST:PORT/convert`); unset: the in-cluster Service.
+    pub webhook_url: Option<String>,
+}
+
+impl InstallOptions {
+    /// How the CRDs reach the conversion webhook.
+    pub fn conversion(&self, namespace: &str) -> Result<CrdConversion, String> {
+        match &self.webhook_url {
+            Some(url) => CrdConversion::url(url),
+            None if self.without_controller => Ok(CrdConversion::V1beta1Only),
+            None => Ok(CrdConversion::Service {
+                namespace: namespace.to_string(),
+            }),
+        }
+    }
 }
 
 /// Checks a container image reference: `name[:tag]` or `name[:tag]@sha256:<64 hex>` (pinned
@@ -180,7 +205,26 @@ fn rbac(namespace: &str) -> Vec<Value> {
                 // Deployment only, by name (a list with a `metadata.name` field selector is
                 // authorized against resourceNames).
                 json!({ "apiGroups": ["apps"], "resources": ["deployments"], "resourceNames": [UPSTREAM_DEPLOYMENT], "verbs": ["list"] }),
+                // The conversion webhook: whether the CRDs call it, and its CA in their caBundle.
+                json!({ "apiGroups": ["apiextensions.k8s.io"], "resources": ["customresourcedefinitions"], "resourceNames": crd_names(None), "verbs": ["get"] }),
+                json!({ "apiGroups": ["apiextensions.k8s.io"], "resources": ["customresourcedefinitions"], "resourceNames": crd_names(Some(WEBHOOK_KINDS)), "verbs": ["patch"] }),
             ],
+        }),
+        // The webhook certificate's Secret (shipped empty; the controller fills and rotates it).
+        json!({
+            "apiVersion": "v1", "kind": "Secret", "type": "Opaque",
+            "metadata": { "name": DEFAULT_WEBHOOK_SECRET_NAME, "namespace": namespace, "labels": labels() },
+        }),
+        json!({
+            "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+            "metadata": { "name": format!("{CONTROLLER}-webhook-cert"), "namespace": namespace, "labels": labels() },
+            "rules": [{ "apiGroups": [""], "resources": ["secrets"], "resourceNames": [DEFAULT_WEBHOOK_SECRET_NAME], "verbs": ["get", "update"] }],
+        }),
+        json!({
+            "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+            "metadata": { "name": format!("{CONTROLLER}-webhook-cert"), "namespace": namespace, "labels": labels() },
+            "roleRef": { "apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": format!("{CONTROLLER}-webhook-cert") },
+            "subjects": [{ "kind": "ServiceAccount", "name": CONTROLLER, "namespace": namespace }],
         }),
         json!({
             "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
@@ -223,6 +267,15 @@ fn rbac(namespace: &str) -> Vec<Value> {
     ]
 }
 
+/// The names of the product's CRDs (of `kinds` only, when given).
+fn crd_names(kinds: Option<&[&str]>) -> Vec<String> {
+    crate::api::crds_v1beta1_only()
+        .into_iter()
+        .filter(|c| kinds.is_none_or(|k| k.contains(&c.spec.names.kind.as_str())))
+        .filter_map(|c| c.metadata.name)
+        .collect()
+}
+
 fn controller(namespace: &str, image: &str, replicas: i32) -> Vec<Value> {
     let selector = json!({ "app.kubernetes.io/name": "kubectl-kueue", "app.kubernetes.io/component": "controller" });
     vec![
@@ -257,6 +310,7 @@ fn controller(namespace: &str, image: &str, replicas: i32) -> Vec<Value> {
                             "ports": [
                                 { "name": "metrics", "containerPort": 8443 },
                                 { "name": "health", "containerPort": 8081 },
+                                { "name": "webhook", "containerPort": DEFAULT_WEBHOOK_PORT },
                             ],
                             "livenessProbe": { "httpGet": { "path": "/healthz", "port": "health" }, "initialDelaySeconds": 15, "periodSeconds": 20 },
                             "readinessProbe": { "httpGet": { "path": "/readyz", "port": "health" }, "periodSeconds": 10 },
@@ -287,14 +341,24 @@ fn controller(namespace: &str, image: &str, replicas: i32) -> Vec<Value> {
             },
             "spec": { "selector": selector, "ports": [{ "name": "https", "port": 8443, "protocol": "TCP", "targetPort": "metrics" }] },
         }),
+        // The API server calls the conversion webhook here (the CRDs' clientConfig.service).
+        json!({
+            "apiVersion": "v1", "kind": "Service",
+            "metadata": {
+                "name": WEBHOOK_SERVICE,
+                "namespace": namespace,
+                "labels": { "app.kubernetes.io/name": "kubectl-kueue", "app.kubernetes.io/component": "webhook-service" },
+            },
+            "spec": { "selector": selector, "ports": [{ "name": "https", "port": 443, "protocol": "TCP", "targetPort": "webhook" }] },
+        }),
     ]
 }
 
-/// Every object `install` manages, in apply order.
-pub fn manifests(namespace: &str, args: &InstallOptions) -> Vec<Value> {
+/// Every object `install` manages, in apply order (an error for a bad `--webhook-url`).
+pub fn manifests(namespace: &str, args: &InstallOptions) -> Result<Vec<Value>, String> {
     let mut out = Vec::new();
     if !args.skip_crds {
-        for crd in crate::api::crds() {
+        for crd in crate::api::crds_with(&args.conversion(namespace)?) {
             let mut v = serde_json::to_value(&crd).expect("CRDs serialize");
             v["apiVersion"] = json!("apiextensions.k8s.io/v1");
             v["kind"] = json!("CustomResourceDefinition");
@@ -308,7 +372,7 @@ pub fn manifests(namespace: &str, args: &InstallOptions) -> Vec<Value> {
     }
     out.extend(policy());
     out.extend(super::validation::policies(namespace, &labels()));
-    out
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -321,12 +385,13 @@ mod tests {
             replicas: 2,
             without_controller: false,
             skip_crds: false,
+            webhook_url: None,
         }
     }
 
     #[test]
     fn manifests_hold_crds_rbac_controller_and_policy() {
-        let m = manifests("kueue-system", &args());
+        let m = manifests("kueue-system", &args()).unwrap();
         let kinds: Vec<&str> = m.iter().map(|o| o["kind"].as_str().unwrap()).collect();
         assert_eq!(
             kinds
@@ -357,7 +422,8 @@ mod tests {
                 skip_crds: true,
                 ..args()
             },
-        );
+        )
+        .unwrap();
         assert!(
             !without
                 .iter()
@@ -367,7 +433,7 @@ mod tests {
 
     #[test]
     fn the_controller_role_cannot_touch_secrets_or_delete_jobs() {
-        let m = manifests("kueue-system", &args());
+        let m = manifests("kueue-system", &args()).unwrap();
         let role = m.iter().find(|o| o["kind"] == "ClusterRole").unwrap();
         for r in role["rules"].as_array().unwrap() {
             let resources: Vec<&str> = r["resources"]
@@ -397,7 +463,7 @@ mod tests {
 
     #[test]
     fn the_pod_is_hardened_and_deployments_are_read_by_name_only() {
-        let m = manifests("kueue-system", &args());
+        let m = manifests("kueue-system", &args()).unwrap();
         let deployment = m.iter().find(|o| o["kind"] == "Deployment").unwrap();
         let pod = &deployment["spec"]["template"]["spec"];
         assert_eq!(pod["securityContext"]["runAsNonRoot"], true);
@@ -422,7 +488,7 @@ mod tests {
 
     #[test]
     fn metrics_are_scrapable_over_https_by_readers() {
-        let m = manifests("kueue-system", &args());
+        let m = manifests("kueue-system", &args()).unwrap();
         let named = |kind: &str, name: &str| {
             m.iter()
                 .find(|o| o["kind"] == kind && o["metadata"]["name"] == name)
@@ -446,6 +512,76 @@ mod tests {
         assert_eq!(binding["subjects"][0]["name"], CONTROLLER);
         let service = named("Service", "kubectl-kueue-controller-metrics");
         assert_eq!(service["spec"]["ports"][0]["name"], "https");
+    }
+
+    #[test]
+    fn the_conversion_webhook_is_reachable_and_only_its_secret_readable() {
+        let conversion = |m: &[Value]| -> Vec<Value> {
+            m.iter()
+                .filter(|o| o["kind"] == "CustomResourceDefinition")
+                .map(|o| o["spec"]["conversion"]["webhook"]["clientConfig"].clone())
+                .filter(|c| !c.is_null())
+                .collect()
+        };
+        let m = manifests("ns1", &args()).unwrap();
+        let configs = conversion(&m);
+        assert_eq!(configs.len(), 4);
+        assert_eq!(
+            configs[0]["service"],
+            json!({ "name": "kueue-webhook-service", "namespace": "ns1", "path": "/convert", "port": 443 })
+        );
+        let service = m
+            .iter()
+            .find(|o| o["kind"] == "Service" && o["metadata"]["name"] == "kueue-webhook-service")
+            .unwrap();
+        assert_eq!(service["spec"]["ports"][0]["targetPort"], "webhook");
+        let deployment = m.iter().find(|o| o["kind"] == "Deployment").unwrap();
+        let ports = &deployment["spec"]["template"]["spec"]["containers"][0]["ports"];
+        assert!(
+            ports
+                .as_array()
+                .unwrap()
+                .contains(&json!({ "name": "webhook", "containerPort": 9443 }))
+        );
+        let role = m
+            .iter()
+            .find(|o| {
+                o["kind"] == "Role"
+                    && o["metadata"]["name"] == "kubectl-kueue-controller-webhook-cert"
+            })
+            .unwrap();
+        assert_eq!(
+            role["rules"],
+            json!([{ "apiGroups": [""], "resources": ["secrets"], "resourceNames": ["kueue-webhook-server-cert"], "verbs": ["get", "update"] }])
+        );
+        // Without the controller: no webhook in the cluster, so v1beta1-only CRDs; with a URL,
+        // both versions calling it.
+        let laptop = InstallOptions {
+            without_controller: true,
+            ..args()
+        };
+        let m = manifests("ns1", &laptop).unwrap();
+        assert!(conversion(&m).is_empty());
+        assert!(
+            m.iter()
+                .filter(|o| o["kind"] == "CustomResourceDefinition")
+                .all(|o| o["spec"]["versions"].as_array().unwrap().len() == 1)
+        );
+        let url = InstallOptions {
+            webhook_url: Some("https://10.0.0.5:9443/convert".into()),
+            ..laptop
+        };
+        let configs = conversion(&manifests("ns1", &url).unwrap());
+        assert_eq!(configs.len(), 4);
+        assert_eq!(
+            configs[0],
+            json!({ "url": "https://10.0.0.5:9443/convert" })
+        );
+        let bad = InstallOptions {
+            webhook_url: Some("http://x".into()),
+            ..args()
+        };
+        assert!(manifests("ns1", &bad).unwrap_err().contains("https://"));
     }
 
     #[test]

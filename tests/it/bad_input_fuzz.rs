@@ -183,6 +183,78 @@ proptest! {
     }
 }
 
+/// The documents of a mangled text that still parse as YAML, as JSON.
+fn json_documents(text: &str) -> Vec<serde_json::Value> {
+    serde_yaml::Deserializer::from_str(text)
+        .map_while(|doc| serde::Deserialize::deserialize(doc).ok())
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, .. ProptestConfig::default() })]
+
+    /// The conversion webhook's answer to mangled objects: a well-formed review, all objects
+    /// converted or a Failure with a message, never a panic.
+    #[test]
+    fn mangled_objects_give_the_webhook_a_review_answer(
+        edits in proptest::collection::vec(mangle(), 1..6),
+        v2 in any::<bool>(),
+    ) {
+        let text = apply(if v2 { SEED_V1BETA2 } else { SEED }, &edits);
+        // The Kueue objects (the API server sends nothing else).
+        let objects: Vec<serde_json::Value> = json_documents(&text)
+            .into_iter()
+            .filter(|o| o["apiVersion"].as_str().is_some_and(|v| v.starts_with("kueue.x-k8s.io/")))
+            .collect();
+        for desired in ["kueue.x-k8s.io/v1beta1", "kueue.x-k8s.io/v1beta2"] {
+            let body = serde_json::json!({
+                "apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
+                "request": { "uid": "u", "desiredAPIVersion": desired, "objects": objects },
+            });
+            let answer = kubectl_kueue::api::convert::review::review(&body);
+            let response = &answer["response"];
+            prop_assert_eq!(&response["uid"], "u");
+            match response["result"]["status"].as_str() {
+                Some("Success") => prop_assert_eq!(
+                    response["convertedObjects"].as_array().map(Vec::len),
+                    Some(objects.len())
+                ),
+                Some("Failure") => prop_assert!(response["result"]["message"].as_str().is_some_and(|m| m.starts_with("objects["))),
+                other => prop_assert!(false, "status {:?}", other),
+            }
+        }
+    }
+}
+
+#[test]
+fn the_unmangled_seeds_convert_through_the_webhook() {
+    for (text, desired) in [
+        (SEED, "kueue.x-k8s.io/v1beta2"),
+        (SEED_V1BETA2, "kueue.x-k8s.io/v1beta1"),
+    ] {
+        let objects: Vec<serde_json::Value> = json_documents(text)
+            .into_iter()
+            .filter(|o| {
+                o["apiVersion"]
+                    .as_str()
+                    .is_some_and(|v| v.starts_with("kueue.x-k8s.io/"))
+            })
+            .collect();
+        assert!(objects.len() >= 4);
+        let body = serde_json::json!({
+            "request": { "uid": "u", "desiredAPIVersion": desired, "objects": objects },
+        });
+        let answer = kubectl_kueue::api::convert::review::review(&body);
+        assert_eq!(
+            answer["response"]["result"]["status"], "Success",
+            "{answer}"
+        );
+        for o in answer["response"]["convertedObjects"].as_array().unwrap() {
+            assert_eq!(o["apiVersion"], desired);
+        }
+    }
+}
+
 #[test]
 fn the_v1beta2_corpus_reads_unmangled() {
     let mut order = 0;

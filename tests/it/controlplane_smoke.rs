@@ -166,7 +166,7 @@ async fn project_crds_and_the_seed_setup_apply_unchanged_and_read_back() {
     let client = cluster.client();
     let root = crate::support::repo_root();
 
-    let crd_dir = root.join("examples/deploy/crds");
+    let crd_dir = root.join("examples/deploy/crds-v1beta1");
     let files = apply::yaml_files(&crd_dir).unwrap_or_default();
     assert!(
         !files.is_empty(),

@@ -1,5 +1,8 @@
 //! The checked-in CRD manifests (`examples/deploy/crds/kueue.x-k8s.io_<plural>.yaml`) are the
-//! output of `kubectl_kueue::api::crds()`, and every schema in them is structural.
+//! output of `kubectl_kueue::api::crds()` (both versions, v1beta2 stored, the conversion
+//! webhook behind the in-cluster Service), `examples/deploy/crds-v1beta1/` the output of
+//! `crds_v1beta1_only()` (what older installs have, and what the live tests that run no
+//! conversion webhook install), and every schema in them is structural.
 //!
 //! When the API types change, regenerate the manifests with
 //!
@@ -13,7 +16,13 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kubectl_kueue::api::{crd::crd_yaml, crd_file_name, crds, crds_yaml, schema::check_structural};
+use kubectl_kueue::api::crd::{
+    CrdConversion, V1BETA1_DEPRECATION_WARNING, WEBHOOK_KINDS, WEBHOOK_PATH, WEBHOOK_SERVICE,
+};
+use kubectl_kueue::api::{
+    crd::crd_yaml, crd_file_name, crds, crds_v1beta1_only, crds_with, crds_yaml,
+    schema::check_structural,
+};
 use serde_json::{Value, json};
 
 fn crd_dir() -> PathBuf {
@@ -21,7 +30,11 @@ fn crd_dir() -> PathBuf {
 }
 
 fn schema_of(crd: &CustomResourceDefinition) -> Value {
-    let version = &crd.spec.versions[0];
+    schema_of_version(crd, 0)
+}
+
+fn schema_of_version(crd: &CustomResourceDefinition, index: usize) -> Value {
+    let version = &crd.spec.versions[index];
     serde_json::to_value(
         version
             .schema
@@ -67,16 +80,22 @@ fn at<'a>(schema: &'a Value, path: &str) -> &'a Value {
 
 #[test]
 fn checked_in_manifests_match_the_types() {
-    let dir = crd_dir();
-    let crds = crds();
+    check_manifests(&crd_dir(), &crds());
+    check_manifests(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/deploy/crds-v1beta1"),
+        &crds_v1beta1_only(),
+    );
+}
+
+fn check_manifests(dir: &Path, crds: &[CustomResourceDefinition]) {
     if std::env::var_os("UPDATE_CRDS").is_some() {
-        std::fs::create_dir_all(&dir).unwrap();
-        for crd in &crds {
+        std::fs::create_dir_all(dir).unwrap();
+        for crd in crds {
             std::fs::write(dir.join(crd_file_name(crd)), crd_yaml(crd)).unwrap();
         }
     }
     let mut stale = Vec::new();
-    for crd in &crds {
+    for crd in crds {
         let path = dir.join(crd_file_name(crd));
         let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
         if on_disk != crd_yaml(crd) {
@@ -84,7 +103,7 @@ fn checked_in_manifests_match_the_types() {
         }
     }
     let expected: BTreeSet<String> = crds.iter().map(crd_file_name).collect();
-    let present: BTreeSet<String> = std::fs::read_dir(&dir)
+    let present: BTreeSet<String> = std::fs::read_dir(dir)
         .map(|entries| {
             entries
                 .filter_map(|e| e.ok())
@@ -100,9 +119,7 @@ fn checked_in_manifests_match_the_types() {
     );
 }
 
-#[test]
-fn every_kind_has_one_served_storage_version() {
-    let crds = crds();
+fn check_names(crds: &[CustomResourceDefinition]) {
     let plurals: Vec<&str> = crds.iter().map(|c| c.spec.names.plural.as_str()).collect();
     assert_eq!(
         plurals,
@@ -115,7 +132,7 @@ fn every_kind_has_one_served_storage_version() {
             "workloads"
         ]
     );
-    for crd in &crds {
+    for crd in crds {
         assert_eq!(crd.spec.group, "kueue.x-k8s.io");
         assert_eq!(
             crd.metadata.name.as_deref(),
@@ -125,14 +142,109 @@ fn every_kind_has_one_served_storage_version() {
             crd.spec.names.list_kind.as_deref(),
             Some(format!("{}List", crd.spec.names.kind).as_str())
         );
+    }
+}
+
+#[test]
+fn both_versions_are_served_v1beta2_stored_as_upstreams() {
+    let crds = crds();
+    check_names(&crds);
+    for crd in &crds {
+        let kind = &crd.spec.names.kind;
+        let names: Vec<&str> = crd.spec.versions.iter().map(|v| v.name.as_str()).collect();
+        assert_eq!(names, ["v1beta1", "v1beta2"], "{kind}");
+        let (v1, v2) = (&crd.spec.versions[0], &crd.spec.versions[1]);
+        assert!(
+            v1.served && !v1.storage,
+            "{kind} v1beta1 served, not stored"
+        );
+        assert_eq!(v1.deprecated, Some(true), "{kind}");
+        assert_eq!(
+            v1.deprecation_warning.as_deref(),
+            Some(V1BETA1_DEPRECATION_WARNING)
+        );
+        assert!(v2.served && v2.storage, "{kind} v1beta2 served and stored");
+        assert_eq!(v2.deprecated, None);
+        // Same subresources and printer column names in both (kubectl get looks the same).
+        assert_eq!(v1.subresources, v2.subresources, "{kind}");
+        let columns = |v: &k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionVersion| {
+            v.additional_printer_columns
+                .iter()
+                .flatten()
+                .map(|c| c.name.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(columns(v1), columns(v2), "{kind}");
+        let conversion = serde_json::to_value(&crd.spec.conversion).unwrap();
+        if WEBHOOK_KINDS.contains(&kind.as_str()) {
+            assert_eq!(
+                conversion,
+                json!({
+                    "strategy": "Webhook",
+                    "webhook": {
+                        "clientConfig": { "service": {
+                            "name": WEBHOOK_SERVICE, "namespace": "kueue-system",
+                            "path": WEBHOOK_PATH, "port": 443,
+                        } },
+                        "conversionReviewVersions": ["v1"],
+                    },
+                }),
+                "{kind}"
+            );
+        } else {
+            // ResourceFlavor and WorkloadPriorityClass have the same fields in both.
+            assert_eq!(conversion, Value::Null, "{kind}");
+        }
+    }
+    let v2_cq = schema_of_version(crd_named(&crds, "clusterqueues"), 1);
+    assert!(at(&v2_cq, ".spec.cohortName").is_object());
+    assert!(
+        v2_cq["properties"]["spec"]["properties"]
+            .get("cohort")
+            .is_none()
+    );
+    let v2_wl = schema_of_version(crd_named(&crds, "workloads"), 1);
+    assert!(at(&v2_wl, ".spec.priorityClassRef").is_object());
+    let v2_rules = rules(&v2_wl);
+    assert!(
+        v2_rules
+            .iter()
+            .any(|r| r
+                .contains("oldSelf.spec.priorityClassRef.kind == self.spec.priorityClassRef.kind")),
+        "{v2_rules:?}"
+    );
+    assert_eq!(
+        at(&v2_wl, ".status.admission.podSetAssignments[].name")["default"],
+        "main"
+    );
+}
+
+#[test]
+fn the_webhook_may_be_reached_by_url_and_v1beta1_only_crds_have_no_conversion() {
+    let url = "https://127.0.0.1:9443/convert";
+    for crd in crds_with(&CrdConversion::url(url).unwrap()) {
+        if let Some(c) = &crd.spec.conversion {
+            let config = c.webhook.as_ref().unwrap().client_config.as_ref().unwrap();
+            assert_eq!(config.url.as_deref(), Some(url));
+            assert!(config.service.is_none() && config.ca_bundle.is_none());
+        }
+    }
+    for bad in [
+        "http://x/convert",
+        "https://",
+        "https://u@h/convert",
+        "https://h/c?x=1",
+    ] {
+        assert!(CrdConversion::url(bad).is_err(), "{bad}");
+    }
+    let old = crds_v1beta1_only();
+    check_names(&old);
+    for crd in &old {
         assert_eq!(crd.spec.versions.len(), 1);
         let version = &crd.spec.versions[0];
         assert_eq!(version.name, "v1beta1");
-        assert!(
-            version.served && version.storage,
-            "{} v1beta1 must be served and stored",
-            crd.spec.names.kind
-        );
+        assert!(version.served && version.storage && version.deprecated.is_none());
+        assert!(crd.spec.conversion.is_none());
     }
 }
 
@@ -230,8 +342,8 @@ fn names_scope_and_subresources_are_upstreams() {
 
 #[test]
 fn every_schema_is_structural() {
-    for crd in crds() {
-        let schema = schema_of(&crd);
+    for (crd, version) in crds().into_iter().flat_map(|c| [(c.clone(), 0), (c, 1)]) {
+        let schema = schema_of_version(&crd, version);
         if let Err(problems) = check_structural(&schema) {
             panic!(
                 "{} is not structural:\n{}",

@@ -140,7 +140,7 @@ fn queue_status(cq: &ClusterQueue) -> serde_json::Value {
 async fn live_and_simulate_agree_under_the_same_configuration() {
     let cluster = ClusterBuilder::apiserver().start();
     let client = cluster.client();
-    crate::support::apply::install_crds(&client, &repo_path("examples/deploy/crds"))
+    crate::support::apply::install_crds(&client, &repo_path("examples/deploy/crds-v1beta1"))
         .await
         .unwrap();
     let dir = tempfile::tempdir().unwrap();

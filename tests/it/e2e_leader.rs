@@ -41,9 +41,12 @@ metadata: {{name: lq, namespace: {ns}}}
 spec: {{clusterQueue: cq}}
 "
     );
-    crate::support::apply::install_crds(&cluster.client(), &repo_path("examples/deploy/crds"))
-        .await
-        .unwrap();
+    crate::support::apply::install_crds(
+        &cluster.client(),
+        &repo_path("examples/deploy/crds-v1beta1"),
+    )
+    .await
+    .unwrap();
     crate::support::apply::apply_yaml(&cluster.client(), &yaml, ns)
         .await
         .unwrap();

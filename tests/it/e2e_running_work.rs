@@ -98,7 +98,7 @@ async fn breaking_or_deleting_a_cluster_queue_leaves_its_running_job_alone() {
         .job_pods_succeed_after(Duration::from_secs(25))
         .start();
     let client = cluster.client();
-    crate::support::apply::install_crds(&client, &repo_path("examples/deploy/crds"))
+    crate::support::apply::install_crds(&client, &repo_path("examples/deploy/crds-v1beta1"))
         .await
         .unwrap();
     let ns = cluster.new_namespace("trust").await;
@@ -202,7 +202,7 @@ spec:
 async fn a_negative_request_is_never_admitted_and_never_lowers_usage() {
     let cluster = ClusterBuilder::apiserver().start();
     let client = cluster.client();
-    crate::support::apply::install_crds(&client, &repo_path("examples/deploy/crds"))
+    crate::support::apply::install_crds(&client, &repo_path("examples/deploy/crds-v1beta1"))
         .await
         .unwrap();
     let ns = cluster.new_namespace("negative").await;

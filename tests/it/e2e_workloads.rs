@@ -76,7 +76,7 @@ async fn events_of(client: &kube::Client, ns: &str, name: &str) -> Vec<(String, 
 async fn plain_workloads_pending_preempted_deactivated() {
     let cluster = ClusterBuilder::apiserver().start();
     let client = cluster.client();
-    crate::support::apply::install_crds(&client, &repo_path("examples/deploy/crds"))
+    crate::support::apply::install_crds(&client, &repo_path("examples/deploy/crds-v1beta1"))
         .await
         .unwrap();
     let ns = cluster.new_namespace("plain").await;
@@ -348,7 +348,7 @@ spec: {{clusterQueue: cq}}
 async fn a_waiting_job_moved_to_another_queue_takes_its_workload_along() {
     let cluster = ClusterBuilder::apiserver().start();
     let client = cluster.client();
-    crate::support::apply::install_crds(&client, &repo_path("examples/deploy/crds"))
+    crate::support::apply::install_crds(&client, &repo_path("examples/deploy/crds-v1beta1"))
         .await
         .unwrap();
     let ns = cluster.new_namespace("move").await;
@@ -468,7 +468,7 @@ spec:
 async fn an_admission_the_api_server_refuses_gives_the_quota_back() {
     let cluster = ClusterBuilder::apiserver().start();
     let client = cluster.client();
-    crate::support::apply::install_crds(&client, &repo_path("examples/deploy/crds"))
+    crate::support::apply::install_crds(&client, &repo_path("examples/deploy/crds-v1beta1"))
         .await
         .unwrap();
     let ns = cluster.new_namespace("refused").await;
@@ -580,7 +580,7 @@ spec: {{clusterQueue: cq}}
 async fn manage_jobs_without_queue_name_holds_unlabelled_jobs_outside_system_namespaces() {
     let cluster = ClusterBuilder::apiserver().start();
     let client = cluster.client();
-    crate::support::apply::install_crds(&client, &repo_path("examples/deploy/crds"))
+    crate::support::apply::install_crds(&client, &repo_path("examples/deploy/crds-v1beta1"))
         .await
         .unwrap();
     let ns = cluster.new_namespace("unlabelled").await;

@@ -168,7 +168,7 @@ async fn job(cluster: &Cluster, ns: &str, name: &str) -> String {
 async fn each_invariant_broken_on_the_api_server_is_reported() {
     let cluster = ClusterBuilder::apiserver().start();
     let client = cluster.client();
-    crate::support::apply::install_crds(&client, &repo_path("examples/deploy/crds"))
+    crate::support::apply::install_crds(&client, &repo_path("examples/deploy/crds-v1beta1"))
         .await
         .unwrap();
     let ns = cluster.new_namespace("checker").await;

@@ -72,7 +72,7 @@ async fn a_leader_behind_a_stalled_api_server_exits_within_its_renew_deadline() 
     use k8s_openapi::api::coordination::v1::Lease;
     let cluster = crate::support::cluster::ClusterBuilder::apiserver().start();
     let client = cluster.client();
-    crate::support::apply::install_crds(&client, &repo_path("examples/deploy/crds"))
+    crate::support::apply::install_crds(&client, &repo_path("examples/deploy/crds-v1beta1"))
         .await
         .unwrap();
     crate::support::apply::apply_yaml(

@@ -189,7 +189,7 @@ async fn a_leader_that_cannot_renew_stops_writing_and_exits_before_the_next_lead
         .start();
     let client = cluster.client();
     let ns = cluster.new_namespace("fence").await;
-    crate::support::apply::install_crds(&client, &repo_path("examples/deploy/crds"))
+    crate::support::apply::install_crds(&client, &repo_path("examples/deploy/crds-v1beta1"))
         .await
         .unwrap();
     crate::support::apply::apply_yaml(&client, &setup(&ns), &ns)

@@ -23,7 +23,7 @@ const T: Duration = Duration::from_secs(30);
 async fn a_controller_without_leader_election_refuses_to_run_next_to_a_leader() {
     let cluster = ClusterBuilder::apiserver().start();
     let client = cluster.client();
-    crate::support::apply::install_crds(&client, &repo_path("examples/deploy/crds"))
+    crate::support::apply::install_crds(&client, &repo_path("examples/deploy/crds-v1beta1"))
         .await
         .unwrap();
     crate::support::apply::apply_yaml(

@@ -36,6 +36,7 @@ mod controlplane_smoke;
 mod crds;
 mod e2e_config;
 mod e2e_controller;
+mod e2e_conversion;
 mod e2e_fidelity;
 mod e2e_install;
 mod e2e_leader;

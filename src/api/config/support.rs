@@ -1,15 +1,16 @@
 //! Which parts of a `Configuration` this product acts on. No field is ignored in silence:
 //! a field that would make upstream Kueue decide differently from us (a feature we do not
 //! implement, switched on) refuses the file, naming the field; a field that only configures
-//! upstream's own machinery (its webhook server, certificates, pprof, controller-runtime
-//! tuning) or that upstream itself drops is accepted with a warning naming it.
+//! upstream's own machinery (TLS options, pprof, controller-runtime tuning) or that upstream
+//! itself drops is accepted with a warning naming it.
 //!
 //! Acted on (no finding): `namespace`, `leaderElection`, `metrics.bindAddress`,
 //! `metrics.enableClusterQueueResources`, `health`, `clientConnection`,
 //! `manageJobsWithoutQueueName`, `managedJobsNamespaceSelector`, `fairSharing`,
 //! `resources.excludeResourcePrefixes`, `resources.quotaCheckStrategy`,
 //! `integrations.frameworks` with `batch/job`, `waitForPodsReady`, the `ConcurrentAdmission`
-//! and `DisableWaitForPodsReady` feature gates.
+//! and `DisableWaitForPodsReady` feature gates, `webhook` and `internalCertManagement` (the
+//! conversion webhook `run-controller` serves).
 //!
 //! Values upstream's validation rejects refuse the file too ([`invalid_values`]), naming the
 //! field as upstream does.
@@ -204,12 +205,6 @@ fn integrations(c: &Configuration, s: &mut Support) {
 /// Settings of upstream's own servers and libraries: nothing of ours to configure.
 fn upstream_machinery(c: &Configuration, s: &mut Support) {
     let ignored = "configures upstream Kueue's own process; kubectl-kueue ignores it";
-    if c.webhook.is_some() {
-        s.warn("webhook", format!("{ignored} (it runs no webhook server)"));
-    }
-    if c.internal_cert_management.is_some() {
-        s.warn("internalCertManagement", ignored);
-    }
     if c.tls.is_some() {
         s.warn("tls", ignored);
     }
@@ -292,7 +287,7 @@ mod tests {
         assert!(s.refused.is_empty(), "{:?}", s.refused);
         assert_eq!(
             fields(&s.warnings),
-            ["integrations.frameworks", "webhook", "controller"]
+            ["integrations.frameworks", "controller"]
         );
         assert!(
             s.warnings[0]

@@ -12,6 +12,7 @@ pub mod cohort;
 pub mod config;
 pub mod local_queue;
 pub mod resource_flavor;
+pub mod review;
 pub mod topology;
 pub mod workload;
 pub mod workload_priority_class;

@@ -233,7 +233,7 @@ async fn run(replicas: usize, faults: &[Fault]) -> (usize, usize, usize) {
         .apiserver_arg(&format!("--audit-log-path={}", log.display()))
         .start();
     let client = cluster.client();
-    crate::support::apply::install_crds(&client, &repo_path("examples/deploy/crds"))
+    crate::support::apply::install_crds(&client, &repo_path("examples/deploy/crds-v1beta1"))
         .await
         .unwrap();
     let ns = cluster.new_namespace("terms").await;

@@ -86,7 +86,7 @@ pub async fn cluster() -> Cluster {
         .pod_running_after(Duration::from_millis(300))
         .start();
     let client = cluster.client();
-    crate::support::apply::install_crds(&client, &repo_path("examples/deploy/crds"))
+    crate::support::apply::install_crds(&client, &repo_path("examples/deploy/crds-v1beta1"))
         .await
         .unwrap();
     let mut yaml = String::from(

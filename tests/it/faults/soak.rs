@@ -94,7 +94,7 @@ async fn soak_many_workloads_through_many_queues() {
     let live_cap = queues * 10 * 2;
     let cluster = ClusterBuilder::apiserver().start();
     let client = cluster.client();
-    crate::support::apply::install_crds(&client, &repo_path("examples/deploy/crds"))
+    crate::support::apply::install_crds(&client, &repo_path("examples/deploy/crds-v1beta1"))
         .await
         .unwrap();
     let ns = cluster.new_namespace("soak").await;

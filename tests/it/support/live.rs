@@ -15,7 +15,7 @@ use crate::support::cluster::Cluster;
 pub async fn crds(cluster: &Cluster) {
     apply::install_crds(
         &cluster.client(),
-        &crate::support::repo_root().join("examples/deploy/crds"),
+        &crate::support::repo_root().join("examples/deploy/crds-v1beta1"),
     )
     .await
     .expect("install CRDs");

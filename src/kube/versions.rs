@@ -1,0 +1,71 @@
+//! Which versions of `kueue.x-k8s.io` the API server serves (discovery), and the one the
+//! live commands and the controller use: v1beta1 when served (this product's internal form:
+//! no conversion on our side, the cluster's webhook converts), else v1beta2, read and
+//! converted here with [`crate::api::convert`] (a cluster of a future upstream that dropped
+//! v1beta1).
+//!
+//! Data in: the API server's group list. Data out: the served versions, oldest first.
+
+use kube::Client;
+
+use crate::api::KueueVersion;
+
+/// The versions of `kueue.x-k8s.io` served, oldest first (empty: the Kueue API is not
+/// installed).
+pub async fn served(client: &Client) -> anyhow::Result<Vec<KueueVersion>> {
+    let groups = client
+        .list_api_groups()
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot discover the API groups: {e}"))?;
+    Ok(served_in(&groups))
+}
+
+/// The versions of `kueue.x-k8s.io` a group list holds, oldest first.
+pub fn served_in(
+    groups: &k8s_openapi::apimachinery::pkg::apis::meta::v1::APIGroupList,
+) -> Vec<KueueVersion> {
+    let mut out: Vec<KueueVersion> = groups
+        .groups
+        .iter()
+        .filter(|g| g.name == crate::api::GROUP)
+        .flat_map(|g| g.versions.iter())
+        .filter_map(|v| v.version.parse().ok())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The version to read in: v1beta1 when served, else v1beta2, else `None`.
+pub fn preferred(served: &[KueueVersion]) -> Option<KueueVersion> {
+    [KueueVersion::V1beta1, KueueVersion::V1beta2]
+        .into_iter()
+        .find(|v| served.contains(v))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::APIGroupList;
+
+    fn groups(versions: &[&str]) -> APIGroupList {
+        serde_json::from_value(serde_json::json!({
+            "groups": [
+                { "name": "batch", "versions": [{ "groupVersion": "batch/v1", "version": "v1" }] },
+                { "name": "kueue.x-k8s.io", "versions": versions.iter().map(|v| serde_json::json!({ "groupVersion": format!("kueue.x-k8s.io/{v}"), "version": v })).collect::<Vec<_>>() },
+            ]
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn v1beta1_when_served_else_v1beta2() {
+        let both = served_in(&groups(&["v1beta2", "v1beta1"]));
+        assert_eq!(both, [KueueVersion::V1beta1, KueueVersion::V1beta2]);
+        assert_eq!(preferred(&both), Some(KueueVersion::V1beta1));
+        let v2 = served_in(&groups(&["v1beta2", "v1"]));
+        assert_eq!(v2, [KueueVersion::V1beta2]);
+        assert_eq!(preferred(&v2), Some(KueueVersion::V1beta2));
+        assert_eq!(preferred(&served_in(&groups(&[]))), None);
+    }
+}
