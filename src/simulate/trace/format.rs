@@ -19,7 +19,7 @@
 //! A row with neither `runtimeSeconds` nor both times has no known runtime: replayed, it
 //! never finishes. Blank lines and lines starting with `#` are skipped.
 //!
-//! Invariants: [`write`] then [`parse`] gives the same jobs back; every error names the file,
+//! Invariants: [`write()`] then [`parse`] gives the same jobs back; every error names the file,
 //! the line and the field; amounts are in the engine's scheduling units (cpu in millicores).
 //! Pure: text in, jobs out (and back).
 

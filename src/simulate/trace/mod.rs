@@ -1,5 +1,5 @@
-//! Trace replay: a file of past workloads ([`format`], what `history export` writes), replayed
-//! on the virtual clock under a setup ([`replay`]), its figures per queue and between two
+//! Trace replay: a file of past workloads ([`mod@format`], what `history export` writes), replayed
+//! on the virtual clock under a setup ([`replay()`]), its figures per queue and between two
 //! setups ([`summary`]), the forecast's accuracy measured on it ([`accuracy`]), and a
 //! deterministic generator of example traces ([`generate`]).
 //!
