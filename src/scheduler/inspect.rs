@@ -190,16 +190,6 @@ impl Engine {
         st.holding.as_ref().map(|h| self.cqs[h.cq].name.as_str())
     }
 
-    /// Workloads that will resume their flavor scan where it stopped, flavors left untried
-    /// (upstream's in-memory `LastTriedFlavorIdx`: a restarted controller, like a new engine,
-    /// starts every scan over).
-    pub fn resuming_flavor_scans(&self) -> impl Iterator<Item = &WorkloadKey> + '_ {
-        self.wls.iter().flatten().filter_map(|st| {
-            (st.holding.is_none() && st.last.as_ref().is_some_and(|l| l.pending_flavors()))
-                .then_some(&st.key)
-        })
-    }
-
     /// The workload as the engine sees it now (with its admission, if any).
     pub fn workload(&self, key: &WorkloadKey) -> Option<&super::model::Workload> {
         Some(&self.wls[*self.wl_ids.get(key)?].as_ref()?.w)
