@@ -875,4 +875,96 @@ mod tests {
         assert_eq!(exponential_buckets(4), vec![1.0, 2.5, 5.0, 10.0]);
         assert_eq!(exponential_buckets(16).len(), 16);
     }
+
+    fn lq(name: &str) -> LocalQueueRef {
+        LocalQueueRef {
+            namespace: "ns".into(),
+            name: name.into(),
+        }
+    }
+
+    #[test]
+    fn upstream_names_labels_and_buckets() {
+        let m = Metrics::new(Role::Leader, false, true);
+        m.record(&MetricUpdate::AdmissionAttempt {
+            admitted: true,
+            seconds: 0.02,
+        });
+        m.record(&MetricUpdate::Finished {
+            cluster_queue: "cq".into(),
+            priority_class: "high".into(),
+            local_queue: Some(lq("a")),
+        });
+        m.record(&MetricUpdate::Evicted {
+            cluster_queue: "cq".into(),
+            reason: "Preempted".into(),
+            underlying_cause: String::new(),
+            priority_class: "low".into(),
+            first: true,
+            local_queue: Some(lq("a")),
+        });
+        let text = m.encode();
+        for line in [
+            // Upstream gives the attempt duration no buckets: the Go client's defaults.
+            r#"kueue_admission_attempt_duration_seconds_bucket{le="0.005",result="success",replica_role="leader"} 0"#,
+            r#"kueue_admission_attempt_duration_seconds_bucket{le="0.025",result="success",replica_role="leader"} 1"#,
+            r#"kueue_finished_workloads_total{cluster_queue="cq",priority_class="high",replica_role="leader"} 1"#,
+            r#"kueue_local_queue_finished_workloads_total{name="a",namespace="ns",priority_class="high",replica_role="leader"} 1"#,
+            r#"kueue_local_queue_evicted_workloads_total{name="a",namespace="ns",reason="Preempted",underlying_cause="",priority_class="low",replica_role="leader"} 1"#,
+            "# TYPE kueue_build_info gauge",
+            r#"compiler="rustc""#,
+        ] {
+            assert!(text.contains(line), "missing {line} in\n{text}");
+        }
+        assert!(text.contains(&format!(
+            "git_version=\"v{}\"",
+            env!("CARGO_PKG_VERSION")
+        )));
+    }
+
+    #[test]
+    fn local_queue_families_exist_only_when_enabled() {
+        let off = Metrics::new(Role::Standalone, false, false);
+        off.record(&MetricUpdate::Finished {
+            cluster_queue: "cq".into(),
+            priority_class: String::new(),
+            local_queue: Some(lq("a")),
+        });
+        off.record(&MetricUpdate::LocalQueueState(vec![LocalQueueState {
+            queue: lq("a"),
+            active: "True".into(),
+            ..Default::default()
+        }]));
+        let text = off.encode();
+        assert!(!text.contains("local_queue"), "{text}");
+        assert!(text.contains("kueue_finished_workloads_total"), "{text}");
+    }
+
+    #[test]
+    fn local_queue_gauges_of_a_queue_gone_are_dropped() {
+        let m = Metrics::new(Role::Standalone, false, true);
+        let state = |name: &str| LocalQueueState {
+            queue: lq(name),
+            pending_active: 2,
+            pending_inadmissible: 1,
+            active: "False".into(),
+            resources: vec![("f".into(), "cpu".into(), 1.5, 0.5)],
+            ..Default::default()
+        };
+        m.record(&MetricUpdate::LocalQueueState(vec![state("a"), state("b")]));
+        let text = m.encode();
+        for line in [
+            r#"kueue_local_queue_pending_workloads{name="b",namespace="ns",status="active",replica_role="standalone"} 2"#,
+            r#"kueue_local_queue_pending_workloads{name="b",namespace="ns",status="inadmissible",replica_role="standalone"} 1"#,
+            r#"kueue_local_queue_status{name="b",namespace="ns",active="False",replica_role="standalone"} 1"#,
+            r#"kueue_local_queue_status{name="b",namespace="ns",active="Unknown",replica_role="standalone"} 0"#,
+            r#"kueue_local_queue_resource_reservation{name="b",namespace="ns",flavor="f",resource="cpu",replica_role="standalone"} 1.5"#,
+        ] {
+            assert!(text.contains(line), "missing {line} in\n{text}");
+        }
+        m.record(&MetricUpdate::LocalQueueState(vec![state("a")]));
+        let text = m.encode();
+        assert!(!text.contains(r#"name="b""#), "{text}");
+        assert!(text.contains(r#"name="a""#), "{text}");
+    }
 }
