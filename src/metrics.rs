@@ -116,10 +116,7 @@ pub struct ResourceState {
 #[derive(Debug, Clone, PartialEq)]
 pub enum MetricUpdate {
     /// One scheduling cycle: `admitted` when anything was admitted.
-    AdmissionAttempt {
-        admitted: bool,
-        seconds: f64,
-    },
+    AdmissionAttempt { admitted: bool, seconds: f64 },
     /// Quota reserved and admitted after waiting `wait_seconds` since queued.
     Admitted {
         cluster_queue: String,
@@ -916,10 +913,7 @@ mod tests {
         ] {
             assert!(text.contains(line), "missing {line} in\n{text}");
         }
-        assert!(text.contains(&format!(
-            "git_version=\"v{}\"",
-            env!("CARGO_PKG_VERSION")
-        )));
+        assert!(text.contains(&format!("git_version=\"v{}\"", env!("CARGO_PKG_VERSION"))));
     }
 
     #[test]

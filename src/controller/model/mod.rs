@@ -275,7 +275,11 @@ impl Ctx<'_> {
     fn exposed_local_queue(&self, namespace: &str, queue_name: &str) -> Option<LocalQueueRef> {
         let selector = self.m.settings.local_queue_metrics.as_ref()?;
         self.cache.local_queues().iter().find_map(|lq| {
-            let ns = lq.metadata.namespace.as_deref().unwrap_or(DEFAULT_NAMESPACE);
+            let ns = lq
+                .metadata
+                .namespace
+                .as_deref()
+                .unwrap_or(DEFAULT_NAMESPACE);
             let name = lq.metadata.name.as_deref().unwrap_or_default();
             let labels = lq.metadata.labels.clone().unwrap_or_default();
             (ns == namespace && name == queue_name && selector.matches(&labels)).then(|| {

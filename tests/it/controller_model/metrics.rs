@@ -27,8 +27,12 @@ fn story(local_queue_metrics: Option<LabelSelector>) -> World {
     a.metadata.labels = Some(BTreeMap::from([("team".into(), "a".into())]));
     world.cache.put_local_queue(a);
     world.cache.put_local_queue(local_queue("ns", "b", "cq"));
-    world.cache.put_workload(workload(&world, "ns", "wa", "a", 1));
-    world.cache.put_workload(workload(&world, "ns", "wb", "b", 1));
+    world
+        .cache
+        .put_workload(workload(&world, "ns", "wa", "a", 1));
+    world
+        .cache
+        .put_workload(workload(&world, "ns", "wb", "b", 1));
     let first = world.start();
     world.settle(first);
     // The queue gauges are recomputed at most every second.
