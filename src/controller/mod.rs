@@ -153,6 +153,7 @@ pub async fn run(
             Role::Standalone
         },
         resources_enabled,
+        opts.config.local_queue_metrics().is_some(),
     ));
     let health = Arc::new(http::Health::default());
     let h = opts.config.health.clone().unwrap_or_default();

@@ -464,6 +464,10 @@ fn settings(opts: &Options) -> Settings {
                 .as_ref()
                 .map(crate::manifests::pod::label_selector),
         },
+        local_queue_metrics: opts.config.local_queue_metrics().map(|sel| {
+            sel.map(crate::manifests::pod::label_selector)
+                .unwrap_or_default()
+        }),
         config: opts.config_given.then(|| opts.config.clone()),
     }
 }

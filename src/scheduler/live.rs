@@ -13,7 +13,44 @@ pub struct PendingCounts {
     pub inadmissible: usize,
 }
 
+/// Pending workloads of one LocalQueue, split as [`PendingCounts`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LocalPendingCounts {
+    pub active: usize,
+    pub inadmissible: usize,
+}
+
 impl Engine {
+    /// Per LocalQueue (namespace, name) with pending workloads, from the same queues as
+    /// [`Engine::pending_counts`].
+    pub fn local_pending_counts(
+        &self,
+    ) -> std::collections::BTreeMap<(String, String), LocalPendingCounts> {
+        let mut out: std::collections::BTreeMap<(String, String), LocalPendingCounts> =
+            Default::default();
+        for q in &self.queues {
+            let ids = q
+                .heap
+                .iter()
+                .map(|k| (k.id, true))
+                .chain(q.inadmissible.keys().map(|id| (*id, false)));
+            for (id, active) in ids {
+                let Some(st) = self.wls[id].as_ref() else {
+                    continue;
+                };
+                let c = out
+                    .entry((st.w.namespace.clone(), st.w.queue_name.clone()))
+                    .or_default();
+                if active {
+                    c.active += 1;
+                } else {
+                    c.inadmissible += 1;
+                }
+            }
+        }
+        out
+    }
+
     /// Per ClusterQueue, in name order.
     pub fn pending_counts(&self) -> Vec<PendingCounts> {
         self.cqs

@@ -60,12 +60,13 @@ pub struct QueueFigures {
 
 /// One LocalQueue's unfinished workloads.
 #[derive(Default)]
-struct LocalFigures {
-    pending: i32,
-    reserving: i32,
-    admitted: i32,
-    reserved: BTreeMap<(String, String), Amount>,
-    used: BTreeMap<(String, String), Amount>,
+pub struct LocalFigures {
+    pub pending: i32,
+    pub reserving: i32,
+    pub admitted: i32,
+    /// Per (flavor, resource).
+    pub reserved: BTreeMap<(String, String), Amount>,
+    pub used: BTreeMap<(String, String), Amount>,
 }
 
 impl QueueFigures {
@@ -104,8 +105,14 @@ impl QueueFigures {
         }
     }
 
-    fn view(&self, name: &str) -> Option<&ClusterQueueView> {
+    /// One ClusterQueue's view.
+    pub fn view(&self, name: &str) -> Option<&ClusterQueueView> {
         self.views.iter().find(|v| v.name == name)
+    }
+
+    /// One LocalQueue's figures, when it has unfinished workloads.
+    pub fn local(&self, namespace: &str, name: &str) -> Option<&LocalFigures> {
+        self.local.get(&(namespace.to_string(), name.to_string()))
     }
 }
 

@@ -140,6 +140,17 @@ impl Configuration {
     pub fn feature_gate(&self, name: &str) -> Option<bool> {
         self.feature_gates.get(name).copied()
     }
+
+    /// LocalQueue metrics, as upstream decides them: on with the `LocalQueueMetrics` gate (on
+    /// by default since v0.17) and `metrics.localQueueMetrics.enable` (defaulted to true);
+    /// `Some(selector)` then, the selector `None` for every LocalQueue.
+    pub fn local_queue_metrics(&self) -> Option<Option<&LabelSelector>> {
+        if self.feature_gate("LocalQueueMetrics") == Some(false) {
+            return None;
+        }
+        let lq = self.metrics.as_ref()?.local_queue_metrics.as_ref()?;
+        lq.enable.then_some(lq.local_queue_selector.as_ref())
+    }
 }
 
 /// Upstream's webhook server.

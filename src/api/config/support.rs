@@ -5,11 +5,12 @@
 //! itself drops is accepted with a warning naming it.
 //!
 //! Acted on (no finding): `namespace`, `leaderElection`, `metrics.bindAddress`,
-//! `metrics.enableClusterQueueResources`, `health`, `clientConnection`,
+//! `metrics.enableClusterQueueResources`, `metrics.localQueueMetrics`, `health`,
+//! `clientConnection`,
 //! `manageJobsWithoutQueueName`, `managedJobsNamespaceSelector`, `fairSharing`,
 //! `resources.excludeResourcePrefixes`, `resources.quotaCheckStrategy`,
-//! `integrations.frameworks` with `batch/job`, `waitForPodsReady`, the `ConcurrentAdmission`
-//! and `DisableWaitForPodsReady` feature gates, `webhook` and `internalCertManagement` (the
+//! `integrations.frameworks` with `batch/job`, `waitForPodsReady`, the `ConcurrentAdmission`,
+//! `DisableWaitForPodsReady` and `LocalQueueMetrics` feature gates, `webhook` and `internalCertManagement` (the
 //! conversion webhook `run-controller` serves).
 //!
 //! Values upstream's validation rejects refuse the file too ([`invalid_values`]), naming the
@@ -36,7 +37,11 @@ pub struct Support {
 }
 
 /// Feature gates whose setting we act on.
-const GATES_ACTED_ON: &[&str] = &["ConcurrentAdmission", "DisableWaitForPodsReady"];
+const GATES_ACTED_ON: &[&str] = &[
+    "ConcurrentAdmission",
+    "DisableWaitForPodsReady",
+    "LocalQueueMetrics",
+];
 
 /// The job framework we integrate.
 const BATCH_JOB: &str = "batch/job";
@@ -144,12 +149,6 @@ fn features_we_lack(c: &Configuration, s: &mut Support) {
                 "not supported: kubectl-kueue's metrics carry upstream's labels only",
             );
         }
-        if m.local_queue_metrics.as_ref().is_some_and(|l| l.enable) {
-            s.warn(
-                "metrics.localQueueMetrics",
-                "LocalQueue metrics (kueue_local_queue_*) are not exported yet",
-            );
-        }
     }
     for (gate, on) in &c.feature_gates {
         if !GATES_ACTED_ON.contains(&gate.as_str()) {
@@ -252,9 +251,33 @@ mod tests {
     #[test]
     fn what_we_act_on_gives_no_finding() {
         let c = config(
-            "apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\nnamespace: kueue-system\nleaderElection: {leaderElect: true}\nmetrics: {bindAddress: ':8443', enableClusterQueueResources: true}\nhealth: {healthProbeBindAddress: ':8081'}\nclientConnection: {qps: 50, burst: 100}\nmanageJobsWithoutQueueName: true\nfairSharing: {enable: true}\nresources: {excludeResourcePrefixes: [example.com/]}\nintegrations: {frameworks: [batch/job]}\nwaitForPodsReady: {enable: true, timeout: 5m, blockAdmission: true, recoveryTimeout: 1m, requeuingStrategy: {timestamp: Creation, backoffLimitCount: 3, backoffBaseSeconds: 10, backoffMaxSeconds: 300}}\nfeatureGates: {ConcurrentAdmission: false}\n",
+            "apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\nnamespace: kueue-system\nleaderElection: {leaderElect: true}\nmetrics: {bindAddress: ':8443', enableClusterQueueResources: true, localQueueMetrics: {enable: true, localQueueSelector: {matchLabels: {team: a}}}}\nhealth: {healthProbeBindAddress: ':8081'}\nclientConnection: {qps: 50, burst: 100}\nmanageJobsWithoutQueueName: true\nfairSharing: {enable: true}\nresources: {excludeResourcePrefixes: [example.com/]}\nintegrations: {frameworks: [batch/job]}\nwaitForPodsReady: {enable: true, timeout: 5m, blockAdmission: true, recoveryTimeout: 1m, requeuingStrategy: {timestamp: Creation, backoffLimitCount: 3, backoffBaseSeconds: 10, backoffMaxSeconds: 300}}\nfeatureGates: {ConcurrentAdmission: false, LocalQueueMetrics: true}\n",
         );
         assert_eq!(check(&c), Support::default());
+    }
+
+    #[test]
+    fn local_queue_metrics_follow_the_gate_and_the_field_as_upstream() {
+        let with_defaults = |yaml: &str| config(yaml).with_defaults(None);
+        // No file's worth of settings: on for every LocalQueue (gate on since v0.17, the
+        // field defaulted to enable: true).
+        assert_eq!(with_defaults("{}").local_queue_metrics(), Some(None));
+        assert_eq!(
+            with_defaults("metrics: {localQueueMetrics: {enable: false}}").local_queue_metrics(),
+            None
+        );
+        assert_eq!(
+            with_defaults("featureGates: {LocalQueueMetrics: false}").local_queue_metrics(),
+            None
+        );
+        let c = with_defaults(
+            "metrics: {localQueueMetrics: {enable: true, localQueueSelector: {matchLabels: {team: a}}}}",
+        );
+        let selector = c.local_queue_metrics().expect("on").expect("a selector");
+        assert_eq!(
+            selector.match_labels.as_ref().and_then(|m| m.get("team")),
+            Some(&"a".to_string())
+        );
     }
 
     #[test]

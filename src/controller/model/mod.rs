@@ -51,7 +51,7 @@ use crate::kube::watch::Kind;
 use crate::manifests::ObjectKey;
 use crate::manifests::key::DEFAULT_NAMESPACE;
 use crate::manifests::requests::RequestContext;
-use crate::metrics::MetricUpdate;
+use crate::metrics::{LocalQueueRef, MetricUpdate};
 use crate::scheduler::Engine;
 use crate::scheduler::key::WorkloadKey;
 use crate::scheduler::model::ClusterState;
@@ -65,6 +65,8 @@ pub struct Settings {
     pub managed_jobs: ManagedJobs,
     /// The Configuration file, when one was given (it then also drives the scheduler).
     pub config: Option<Configuration>,
+    /// Which LocalQueues report `kueue_local_queue_*` metrics; `None`: none.
+    pub local_queue_metrics: Option<crate::scheduler::labels::LabelSelector>,
 }
 
 /// The model's state. Only the loop task holds it.
@@ -266,6 +268,33 @@ impl Ctx<'_> {
 
     fn metric(&mut self, update: MetricUpdate) {
         self.act(Action::Metric(update));
+    }
+
+    /// The LocalQueue `queue_name` in `namespace`, when it exists and its metrics are
+    /// exposed (LocalQueue metrics on, its labels matching the selector).
+    fn exposed_local_queue(&self, namespace: &str, queue_name: &str) -> Option<LocalQueueRef> {
+        let selector = self.m.settings.local_queue_metrics.as_ref()?;
+        self.cache.local_queues().iter().find_map(|lq| {
+            let ns = lq
+                .metadata
+                .namespace
+                .as_deref()
+                .unwrap_or(DEFAULT_NAMESPACE);
+            let name = lq.metadata.name.as_deref().unwrap_or_default();
+            let labels = lq.metadata.labels.clone().unwrap_or_default();
+            (ns == namespace && name == queue_name && selector.matches(&labels)).then(|| {
+                LocalQueueRef {
+                    namespace: ns.to_string(),
+                    name: name.to_string(),
+                }
+            })
+        })
+    }
+
+    /// [`Self::exposed_local_queue`] of a Workload's `spec.queueName`.
+    fn exposed_local_queue_of(&self, w: &crate::api::Workload) -> Option<LocalQueueRef> {
+        let ns = w.metadata.namespace.as_deref().unwrap_or(DEFAULT_NAMESPACE);
+        self.exposed_local_queue(ns, w.spec.queue_name.as_deref().unwrap_or_default())
     }
 
     /// Re-reads LimitRanges and RuntimeClasses; every Workload is looked at again if what

@@ -68,7 +68,8 @@ impl Ctx<'_> {
             }
             Some(PodsReadyStep::Evict(e)) => {
                 tracing::info!(workload = %key, cause = e.cause, "PodsReady timeout, evicting");
-                let effects = super::sync::eviction_effects(&e, obj);
+                let effects =
+                    super::sync::eviction_effects(&e, obj, self.exposed_local_queue_of(obj));
                 self.set_plan(key, StatusWrite::new(e.status, effects));
                 true
             }

@@ -11,7 +11,8 @@
 use std::time::Duration;
 
 use crate::manifests::ObjectKey;
-use crate::metrics::{MetricUpdate, QueueState, ResourceState};
+use crate::manifests::key::DEFAULT_NAMESPACE;
+use crate::metrics::{LocalQueueRef, LocalQueueState, MetricUpdate, QueueState, ResourceState};
 use crate::scheduler::decision::InactiveReason;
 use crate::scheduler::quantity::{Amount, UNLIMITED, is_milli_resource};
 use crate::status::{
@@ -52,8 +53,9 @@ impl Ctx<'_> {
         self.m.queues_dirty = false;
         self.m.queues_written_at = Some(now.instant);
         self.queue_finalizers();
-        self.update_gauges();
         let figures = QueueFigures::of(&self.m.engine);
+        self.update_gauges();
+        self.update_local_queue_gauges(&figures);
         for cq in self.cache.cluster_queues() {
             let key = ObjectKey::cluster_scoped(&cq.metadata);
             if self.m.busy_queues.contains(&key) {
@@ -131,6 +133,76 @@ impl Ctx<'_> {
             })
             .collect();
         self.metric(MetricUpdate::QueueState(states));
+    }
+
+    /// The `kueue_local_queue_*` gauges of every exposed LocalQueue (upstream reports a
+    /// LocalQueue's resources for every flavor and resource of its ClusterQueue).
+    fn update_local_queue_gauges(&mut self, figures: &QueueFigures) {
+        let Some(selector) = self.m.settings.local_queue_metrics.as_ref() else {
+            return;
+        };
+        let pending = self.m.engine.local_pending_counts();
+        let now = self.now.wall;
+        let mut states = Vec::new();
+        for lq in self.cache.local_queues() {
+            if !selector.matches(&lq.metadata.labels.clone().unwrap_or_default()) {
+                continue;
+            }
+            let queue = LocalQueueRef {
+                namespace: lq
+                    .metadata
+                    .namespace
+                    .clone()
+                    .unwrap_or_else(|| DEFAULT_NAMESPACE.to_string()),
+                name: lq.metadata.name.clone().unwrap_or_default(),
+            };
+            let key = (queue.namespace.clone(), queue.name.clone());
+            let counts = pending.get(&key).cloned().unwrap_or_default();
+            let local = figures.local(&queue.namespace, &queue.name);
+            let active = local_queue_with_figures(&lq, figures, now)
+                .status
+                .and_then(|s| {
+                    s.conditions
+                        .iter()
+                        .find(|c| c.type_ == "Active")
+                        .map(|c| c.status.clone())
+                })
+                .unwrap_or_else(|| "Unknown".to_string());
+            let cq = lq.spec.cluster_queue.clone().unwrap_or_default();
+            let resources = figures
+                .view(&cq)
+                .map(|v| {
+                    v.usage
+                        .iter()
+                        .map(|u| {
+                            let fr = (u.flavor.clone(), u.resource.clone());
+                            let get = |m: Option<&std::collections::BTreeMap<_, Amount>>| {
+                                reported(
+                                    &u.resource,
+                                    m.and_then(|m| m.get(&fr)).copied().unwrap_or_default(),
+                                )
+                            };
+                            (
+                                u.flavor.clone(),
+                                u.resource.clone(),
+                                get(local.map(|l| &l.reserved)),
+                                get(local.map(|l| &l.used)),
+                            )
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            states.push(LocalQueueState {
+                queue,
+                pending_active: counts.active as i64,
+                pending_inadmissible: counts.inadmissible as i64,
+                reserving: local.map_or(0, |l| l.reserving as i64),
+                admitted: local.map_or(0, |l| l.admitted as i64),
+                active,
+                resources,
+            });
+        }
+        self.metric(MetricUpdate::LocalQueueState(states));
     }
 }
 

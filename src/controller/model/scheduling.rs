@@ -99,6 +99,7 @@ impl Ctx<'_> {
         };
         let wait = status::queued_wait_seconds(&w, now);
         let priority_class = w.spec.priority_class_name.clone().unwrap_or_default();
+        let local_queue = self.exposed_local_queue_of(&w);
         let mut st = w.status.clone().unwrap_or_default();
         status::admit(&mut st, &adm, now);
         tracing::info!(
@@ -120,6 +121,7 @@ impl Ctx<'_> {
                 cluster_queue: cluster_queue.to_string(),
                 priority_class,
                 wait_seconds: wait,
+                local_queue,
             }),
         ];
         self.book(key).evicting = false;
@@ -184,6 +186,7 @@ impl Ctx<'_> {
         }
         let preemptor_priority = self.m.engine.workload(preemptor).map_or(0, |w| w.priority);
         let priority_class = victim.spec.priority_class_name.clone().unwrap_or_default();
+        let local_queue = self.exposed_local_queue_of(&victim);
         let mut st = victim.status.clone().unwrap_or_default();
         let first = status::evict(&mut st, t.reason, &t.message, now.wall);
         tracing::info!(
@@ -221,6 +224,7 @@ impl Ctx<'_> {
                 underlying_cause: String::new(),
                 priority_class,
                 first,
+                local_queue,
             }),
             Effect::Metric(MetricUpdate::Preempted {
                 preempting_cluster_queue: preemptor_cq.to_string(),

@@ -8,7 +8,7 @@
 use crate::api::Workload;
 use crate::manifests::Origin;
 use crate::manifests::convert;
-use crate::metrics::MetricUpdate;
+use crate::metrics::{LocalQueueRef, MetricUpdate};
 use crate::policy::workload::{self as policy, PlainWorkloadStep, QueueTransition};
 use crate::scheduler::PendingReason;
 use crate::scheduler::decision::Blocked;
@@ -165,7 +165,7 @@ impl Ctx<'_> {
             None => {}
             Some(QueueTransition::Evict(e)) => {
                 tracing::info!(workload = %key, reason = e.reason, "evicting");
-                let effects = eviction_effects(&e, obj);
+                let effects = eviction_effects(&e, obj, self.exposed_local_queue_of(obj));
                 self.set_plan(key, StatusWrite::new(e.status, effects));
             }
             Some(QueueTransition::Requeue(r)) => {
@@ -239,7 +239,11 @@ impl Ctx<'_> {
 }
 
 /// An eviction's Event and `kueue_evicted_workloads_total` update.
-pub(super) fn eviction_effects(e: &policy::Eviction, obj: &Workload) -> Vec<Effect> {
+pub(super) fn eviction_effects(
+    e: &policy::Eviction,
+    obj: &Workload,
+    local_queue: Option<LocalQueueRef>,
+) -> Vec<Effect> {
     let mut effects = vec![Effect::Event(EventText::normal(
         e.event_reason(),
         e.message.clone(),
@@ -251,6 +255,7 @@ pub(super) fn eviction_effects(e: &policy::Eviction, obj: &Workload) -> Vec<Effe
             underlying_cause: e.cause.clone(),
             priority_class: obj.spec.priority_class_name.clone().unwrap_or_default(),
             first: e.first,
+            local_queue,
         }));
     }
     effects

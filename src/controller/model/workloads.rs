@@ -249,7 +249,11 @@ impl Ctx<'_> {
             )));
         }
         if let Some(cluster_queue) = cq {
-            effects.push(Effect::Metric(MetricUpdate::Finished { cluster_queue }));
+            effects.push(Effect::Metric(MetricUpdate::Finished {
+                cluster_queue,
+                priority_class: w.spec.priority_class_name.clone().unwrap_or_default(),
+                local_queue: self.exposed_local_queue_of(&w),
+            }));
         }
         effects.push(Effect::RemoveFinalizer);
         self.set_plan(key, StatusWrite::new(st, effects));

@@ -7,6 +7,7 @@
 
 mod builders;
 mod jobs;
+mod metrics;
 mod parity;
 mod pending;
 mod pods_ready;
