@@ -142,13 +142,13 @@ fn features_we_lack(c: &Configuration, s: &mut Support) {
             "not supported: kubectl-kueue does not delete finished or deactivated Workloads",
         );
     }
-    if let Some(m) = &c.metrics {
-        if m.custom_labels.as_ref().is_some_and(non_empty) {
-            s.refuse(
-                "metrics.customLabels",
-                "not supported: kubectl-kueue's metrics carry upstream's labels only",
-            );
-        }
+    if let Some(m) = &c.metrics
+        && m.custom_labels.as_ref().is_some_and(non_empty)
+    {
+        s.refuse(
+            "metrics.customLabels",
+            "not supported: kubectl-kueue's metrics carry upstream's labels only",
+        );
     }
     for (gate, on) in &c.feature_gates {
         if !GATES_ACTED_ON.contains(&gate.as_str()) {
