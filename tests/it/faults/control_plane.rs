@@ -79,7 +79,7 @@ async fn apiserver_and_etcd_restarts_and_a_stalled_apiserver_break_nothing() {
         started.elapsed()
     );
 
-    scenario::drain(&mut sup, &client, JOBS, Duration::from_secs(150)).await;
+    scenario::drain(&mut sup, &client, JOBS, Duration::from_secs(300)).await;
     let report = checker.finish(20);
     let jobs = assert_every_job_ran_once(&client, &scenario::namespaces()).await;
     assert_eq!(jobs, JOBS);

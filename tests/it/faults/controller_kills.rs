@@ -47,7 +47,7 @@ async fn fifty_sigkills_during_a_busy_run_break_nothing() {
     }
     let kill_phase = started.elapsed();
     let at_last_kill = scenario::complete(&client).await.unwrap_or(0);
-    scenario::drain(&mut sup, &client, JOBS, Duration::from_secs(150)).await;
+    scenario::drain(&mut sup, &client, JOBS, Duration::from_secs(300)).await;
     let report = checker.finish(20);
     let jobs = assert_every_job_ran_once(&client, &scenario::namespaces()).await;
     assert_eq!(jobs, JOBS);
