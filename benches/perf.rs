@@ -27,6 +27,8 @@ struct Args {
     replay_only: bool,
     /// Keep the ValidatingAdmissionPolicies `install` adds (upstream's harness runs with none).
     with_policies: bool,
+    /// No controller: the API server's floor (an admitter that writes nothing else).
+    api_floor: bool,
     timeout: Duration,
     out: PathBuf,
 }
@@ -42,6 +44,7 @@ fn parse() -> Result<Option<Args>, String> {
         scale: 1.0,
         replay_only: false,
         with_policies: false,
+        api_floor: false,
         timeout: Duration::from_secs(1800),
         out: support::repo_root().join("target/perf"),
     };
@@ -64,6 +67,7 @@ fn parse() -> Result<Option<Args>, String> {
             "--out" => a.out = PathBuf::from(value("--out")?),
             "--replay-only" => a.replay_only = true,
             "--with-policies" => a.with_policies = true,
+            "--api-floor" => a.api_floor = true,
             s if !s.starts_with('-') && a.scenario.is_empty() => a.scenario = s.into(),
             s => return Err(format!("unexpected argument {s:?}")),
         }
@@ -97,7 +101,11 @@ fn main() {
         std::process::exit(2)
     });
     let schedule = scenario.schedule();
-    let dir = args.out.join(&scenario.name);
+    let dir = args.out.join(if args.api_floor {
+        format!("{}-api-floor", scenario.name)
+    } else {
+        scenario.name.clone()
+    });
     std::fs::create_dir_all(&dir).expect("create the output directory");
     let load_before = loadavg();
     let replay = perf::replay::replay(&scenario, &schedule);
@@ -136,6 +144,7 @@ fn main() {
                 controller,
                 timeout: args.timeout,
                 with_policies: args.with_policies,
+                api_floor: args.api_floor,
             },
         ));
         let d = perf::record::derive(&scenario, &schedule, &live.tracks, &live.created_ms);
@@ -159,6 +168,9 @@ fn main() {
             *e = c;
             e.replay_tta_avg_seconds = r;
             e.greedy_tta_avg_seconds = g;
+        }
+        if args.api_floor {
+            summary.extra.insert("api_floor".into(), 1.0);
         }
         if live.timed_out {
             summary

@@ -9,6 +9,8 @@
 #   scripts/perf.sh jobs [--scale F]           1 x 6 ClusterQueues, 3,000 batch/v1 Jobs on kwok
 #   scripts/perf.sh deep-queue [--scale F]     one ClusterQueue 10,000 deep, three shallow ones
 #   scripts/perf.sh <scenario> --replay-only   the virtual-time replay alone (no cluster)
+#   scripts/perf.sh <scenario> --api-floor     no controller: an admitter that writes one status
+#                                              per Workload, whatever the quota (the API floor)
 #   scripts/perf.sh upstream-baseline <kueue checkout> [generator.yaml]
 #                                              upstream's own harness (runner + minimalkueue)
 #                                              on the same cached kube-apiserver and etcd
@@ -19,7 +21,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 [[ $# -ge 1 ]] || usage
 scenario=$1
 shift

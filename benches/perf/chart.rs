@@ -9,6 +9,16 @@ const COLORS: [RGBColor; 6] = [BLUE, RED, GREEN, MAGENTA, CYAN, BLACK];
 
 type Series = Vec<(String, Vec<(f64, f64)>)>;
 
+/// With the library's plotters (its `ab_glyph` feature is unified into this build) text needs
+/// a registered font: the same embedded DejaVu Sans Mono the `--plot` charts use.
+fn register_font() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let font: &'static [u8] = include_bytes!("../../assets/fonts/DejaVuSansMono.ttf");
+        let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, font);
+    });
+}
+
 fn draw(
     path: &Path,
     title: &str,
@@ -21,6 +31,7 @@ fn draw(
         .iter()
         .flat_map(|(_, pts)| pts.iter().map(|p| p.0))
         .fold(1.0f64, f64::max);
+    register_font();
     let root = SVGBackend::new(path, (900, 500)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| e.to_string())?;
     let mut chart = ChartBuilder::on(&root)

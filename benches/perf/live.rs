@@ -40,6 +40,8 @@ pub struct Options {
     /// Keep the ValidatingAdmissionPolicies `install` adds; upstream's harness has no
     /// admission checks at all, so by default only the mutating Job policy stays.
     pub with_policies: bool,
+    /// No controller: the API server's floor (see [`super::floor`]).
+    pub api_floor: bool,
 }
 
 /// The kinds whose requests the summary counts.
@@ -93,7 +95,7 @@ async fn request_counts(client: &kube::Client) -> BTreeMap<String, u64> {
     out
 }
 
-fn workload_resource() -> ApiResource {
+pub fn workload_resource() -> ApiResource {
     ApiResource {
         group: "kueue.x-k8s.io".into(),
         version: "v1beta1".into(),
@@ -204,7 +206,7 @@ fn observe(obj: &Value) -> Observation {
     }
 }
 
-fn now_rfc3339() -> String {
+pub fn now_rfc3339() -> String {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64);
@@ -217,10 +219,12 @@ struct Shared {
     /// (namespace, name) -> schedule index; Jobs' Workloads resolve through their owner.
     index: BTreeMap<(String, String), usize>,
     releases: u64,
+    /// `--api-floor`: the Workloads the floor admitter was asked to admit.
+    floor_admitted: Option<Vec<bool>>,
 }
 
 pub fn start_cluster(s: &Scenario) -> Cluster {
-    let b = if s.jobs {
+    let mut b = if s.jobs {
         let node = |i: usize| {
             FakeNode::new(&format!("perf-node-{i}"))
                 .capacity("cpu", "64")
@@ -233,6 +237,11 @@ pub fn start_cluster(s: &Scenario) -> Cluster {
     } else {
         ClusterBuilder::apiserver()
     };
+    // KUEUE_PERF_APISERVER_PROFILING=1 serves /debug/pprof on the API server, for
+    // `kubectl get --raw '/debug/pprof/profile?seconds=30'` during a run.
+    if std::env::var_os("KUEUE_PERF_APISERVER_PROFILING").is_some() {
+        b = b.apiserver_arg("--profiling=true");
+    }
     b.apiserver_arg("--max-requests-inflight=5000")
         .apiserver_arg("--max-mutating-requests-inflight=2500")
         .start()
@@ -283,10 +292,18 @@ pub async fn run(s: &Scenario, schedule: &[Arrival], cluster: &Cluster, opts: &O
             "--health-probe-bind-address",
             "0",
         ])
-        .env("RUST_LOG", "warn");
-    let mut ctl = cluster
-        .spawn("controller", cmd)
-        .expect("start the controller");
+        // KUEUE_PERF_CONTROLLER_LOG=<filter> (for example
+        // `kubectl_kueue::controller::shell=trace`, one line per Workload status write) with
+        // KUEUE_TESTENV_KEEP=1 keeps the controller's log in the work directory.
+        .env(
+            "RUST_LOG",
+            std::env::var("KUEUE_PERF_CONTROLLER_LOG").unwrap_or_else(|_| "warn".into()),
+        );
+    let mut ctl = (!opts.api_floor).then(|| {
+        cluster
+            .spawn("controller", cmd)
+            .expect("start the controller")
+    });
     let pid_of = |n: &str| {
         cluster
             .pids()
@@ -309,6 +326,7 @@ pub async fn run(s: &Scenario, schedule: &[Arrival], cluster: &Cluster, opts: &O
         tracks: vec![Track::default(); schedule.len()],
         index,
         releases: 0,
+        floor_admitted: opts.api_floor.then(|| vec![false; schedule.len()]),
     }));
     let ar = workload_resource();
     let all: Api<DynamicObject> = Api::all_with(client.clone(), &ar);
@@ -394,7 +412,10 @@ pub async fn run(s: &Scenario, schedule: &[Arrival], cluster: &Cluster, opts: &O
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    let controller = proc_figures(ctl.pid());
+    let controller = ctl
+        .as_ref()
+        .map(|c| proc_figures(c.pid()))
+        .unwrap_or_default();
     let sub = |now: ProcessFigures, before: ProcessFigures| ProcessFigures {
         cpu_seconds: now.cpu_seconds - before.cpu_seconds,
         peak_rss_bytes: now.peak_rss_bytes,
@@ -407,7 +428,9 @@ pub async fn run(s: &Scenario, schedule: &[Arrival], cluster: &Cluster, opts: &O
             *n = n.saturating_sub(*v);
         }
     }
-    ctl.kill();
+    if let Some(c) = ctl.as_mut() {
+        c.kill();
+    }
     watch.abort();
     let sh = shared.lock().unwrap();
     LiveRun {
@@ -454,10 +477,21 @@ fn on_workload(
     let at = sh.start.elapsed().as_millis() as u64;
     let evicted_and_held = o.evicted && o.quota_reserved && !o.finished;
     let was_evicted_and_held = sh.tracks[i].last.evicted && sh.tracks[i].last.quota_reserved;
+    let unreserved = !o.quota_reserved && !o.finished;
     let admitted = sh.tracks[i].observe(at, o);
     let generation = sh.tracks[i].admissions;
     let evictions = sh.tracks[i].evictions;
+    let floor_admit = unreserved
+        && sh
+            .floor_admitted
+            .as_mut()
+            .is_some_and(|asked| !std::mem::replace(&mut asked[i], true));
     drop(sh);
+    if floor_admit {
+        let (client, arrivals) = (client.clone(), arrivals.clone());
+        tokio::spawn(async move { super::floor::admit(client, &arrivals[i]).await });
+        return;
+    }
     let ar = workload_resource();
     if admitted && !jobs {
         let runtime = Duration::from_millis(arrivals[i].runtime_ms);

@@ -3,6 +3,7 @@
 //! tests/it/perf_harness.rs), and the live run and charts (only under `cargo bench`).
 
 pub mod chart;
+pub mod floor;
 pub mod live;
 pub mod record;
 pub mod replay;

@@ -174,6 +174,9 @@ impl Executor {
         let writer = self.writer.clone();
         match action {
             Action::WriteWorkloadStatus { key, object, write } => self.spawn(async move {
+                if tracing::enabled!(tracing::Level::TRACE) {
+                    tracing::trace!(workload = %key, write = %write_summary(&object, &write.status), "status write");
+                }
                 let result = outcome(writer.apply_workload_status(&object, &write.status).await);
                 Some(Input::WorkloadWritten { key, result })
             }),
@@ -470,4 +473,32 @@ fn settings(opts: &Options) -> Settings {
         }),
         config: opts.config_given.then(|| opts.config.clone()),
     }
+}
+
+/// What a status write changes against the copy it builds on (conditions as
+/// `Type=Status/Reason`, `~` for a message-only change, `+admission`/`-admission`): the trace
+/// log that tells which kinds of writes a run sends.
+fn write_summary(before: &Workload, after: &crate::api::WorkloadStatus) -> String {
+    let old = before.status.as_ref();
+    let mut out = Vec::new();
+    for c in &after.conditions {
+        match old.and_then(|s| s.condition(&c.type_)) {
+            Some(o) if o.status == c.status && o.reason == c.reason => {
+                if o.message != c.message {
+                    out.push(format!("~{}", c.type_));
+                }
+            }
+            _ => out.push(format!("{}={}/{}", c.type_, c.status, c.reason)),
+        }
+    }
+    let had = old.is_some_and(|s| s.admission.is_some());
+    match (had, after.admission.is_some()) {
+        (false, true) => out.push("+admission".into()),
+        (true, false) => out.push("-admission".into()),
+        _ => {}
+    }
+    if out.is_empty() {
+        out.push("other".into());
+    }
+    out.join(",")
 }

@@ -52,8 +52,10 @@ pub struct WlBook {
     pub look_at: Option<Instant>,
     /// When we last planned a pending status for it (see [`PENDING_REFRESH`]).
     pub pending_planned_at: Option<Instant>,
-    /// A newer pending message for the same reason, held back until `refresh_at`.
+    /// A newer pending message for the same reason, held back until `HeldMessage::at`.
     pub held_message: Option<HeldMessage>,
+    /// Its background write waits in `Model::background_queue`.
+    pub queued_background: bool,
 }
 
 /// A pending message that only refreshes the words of the same reason is written at most

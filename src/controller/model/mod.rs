@@ -42,6 +42,7 @@ use std::time::Instant;
 use k8s_openapi::api::core::v1::ObjectReference;
 
 pub use book::{JobBook, PENDING_REFRESH, WlBook, owner_job};
+pub use workloads::BACKGROUND_IN_FLIGHT;
 pub use cache::{Cache, MemoryCache};
 pub use plan::{Action, Effect, EventText, Input, Now, StatusWrite, WriteError, WriteResult};
 
@@ -82,6 +83,11 @@ pub struct Model {
     dirty_wls: BTreeSet<WorkloadKey>,
     /// Workloads with a status write not yet sent.
     planned: BTreeSet<WorkloadKey>,
+    /// Background writes waiting for the lane, oldest first (an entry whose plan was sent
+    /// or replaced meanwhile is skipped).
+    background_queue: std::collections::VecDeque<WorkloadKey>,
+    /// Workloads whose background write is in flight.
+    background_sending: BTreeSet<WorkloadKey>,
     dirty_jobs: BTreeSet<ObjectKey>,
     config_dirty: bool,
     /// The engine changed since the last scheduling cycle.
@@ -137,6 +143,8 @@ impl Model {
             owned: BTreeMap::new(),
             dirty_wls: BTreeSet::new(),
             planned: BTreeSet::new(),
+            background_queue: Default::default(),
+            background_sending: BTreeSet::new(),
             dirty_jobs: BTreeSet::new(),
             config_dirty: true,
             schedule: true,

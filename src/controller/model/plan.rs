@@ -176,6 +176,10 @@ pub struct StatusWrite {
     pub effects: Vec<Effect>,
     /// The write admits the workload (a failure gives the quota back).
     pub admits: bool,
+    /// Only says why a workload without a reservation waits: sent in the background lane
+    /// (see [`super::workloads::BACKGROUND_IN_FLIGHT`]), where a newer decision can still
+    /// replace it.
+    pub background: bool,
 }
 
 impl StatusWrite {
@@ -184,6 +188,15 @@ impl StatusWrite {
             status,
             effects,
             admits: false,
+            background: false,
+        }
+    }
+
+    /// A write that only says why a workload waits (see [`StatusWrite::background`]).
+    pub fn pending(status: WorkloadStatus, effects: Vec<Effect>) -> StatusWrite {
+        StatusWrite {
+            background: true,
+            ..StatusWrite::new(status, effects)
         }
     }
 
@@ -193,6 +206,7 @@ impl StatusWrite {
         effects.append(&mut later.effects);
         later.effects = effects;
         later.admits |= self.admits;
+        later.background &= self.background;
         *self = later;
     }
 }

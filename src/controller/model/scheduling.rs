@@ -161,7 +161,7 @@ impl Ctx<'_> {
         book.pending_planned_at = Some(now);
         tracing::debug!(workload = %key, reason, message, "pending");
         let effects = vec![Effect::Event(EventText::warning(reason, message))];
-        self.set_plan(key, StatusWrite::new(st, effects));
+        self.set_plan(key, StatusWrite::pending(st, effects));
     }
 
     /// Evicts one preemption target, unless that is already under way. Returns whether a new

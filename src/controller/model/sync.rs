@@ -190,7 +190,7 @@ impl Ctx<'_> {
         }
         if let Some((st, _)) = self.pending_status(key, reason.as_str(), &message) {
             let effects = vec![Effect::Event(EventText::warning(reason.as_str(), message))];
-            self.set_plan(key, StatusWrite::new(st, effects));
+            self.set_plan(key, StatusWrite::pending(st, effects));
         }
     }
 

@@ -21,6 +21,13 @@ use crate::status;
 use super::plan::{Action, Effect, EventText, StatusWrite, WriteError, WriteResult};
 use super::{Ctx, owner_job};
 
+/// Background writes (a pending workload's reason and message, nothing that reserves,
+/// releases or evicts) in flight at once. When the API server is slow they wait here, not
+/// in front of admissions, and a waiting one is replaced by the workload's next decision
+/// (its admission, or newer words), so a saturated API server gets fewer of them; when it is
+/// fast they go out at once, as upstream writes them.
+pub const BACKGROUND_IN_FLIGHT: usize = 4;
+
 /// The first retry after a status write refused with 409 (a stale copy).
 const CONFLICT_RETRY: Duration = Duration::from_millis(200);
 
@@ -50,26 +57,67 @@ impl Ctx<'_> {
         self.m.planned.insert(key.clone());
     }
 
-    /// Sends every planned status whose Workload has no write in flight.
+    /// Sends every planned status whose Workload has no write in flight; background writes
+    /// as far as their lane has room, the rest queued for it.
     pub(super) fn flush_plans(&mut self) {
         for key in std::mem::take(&mut self.m.planned) {
             if self.m.wls.get(&key).is_some_and(|b| b.busy) {
                 self.m.planned.insert(key);
                 continue;
             }
-            let Some(write) = self.m.wls.get_mut(&key).and_then(|b| b.plan.take()) else {
+            if self.background_plan(&key)
+                && self.m.background_sending.len() >= BACKGROUND_IN_FLIGHT
+            {
+                let book = self.book(&key);
+                if !std::mem::replace(&mut book.queued_background, true) {
+                    self.m.background_queue.push_back(key);
+                }
                 continue;
-            };
-            let Some(object) = self.latest_workload(&key) else {
-                // Deleted meanwhile: nothing to write to.
-                self.m.dirty_wls.insert(key);
-                continue;
-            };
-            let book = self.book(&key);
-            book.busy = true;
-            book.sending = Some(write.clone());
-            self.act(Action::WriteWorkloadStatus { key, object, write });
+            }
+            self.send_plan(key);
         }
+        while self.m.background_sending.len() < BACKGROUND_IN_FLIGHT
+            && let Some(key) = self.m.background_queue.pop_front()
+        {
+            let Some(book) = self.m.wls.get_mut(&key) else {
+                continue;
+            };
+            book.queued_background = false;
+            if book.busy {
+                self.m.planned.insert(key);
+            } else if self.background_plan(&key) {
+                self.send_plan(key);
+            }
+        }
+    }
+
+    /// The Workload's planned write is a background one, and its newest copy holds no
+    /// reservation (a write on top of one is never background).
+    fn background_plan(&mut self, key: &WorkloadKey) -> bool {
+        let planned = self.m.wls.get(key).and_then(|b| b.plan.as_ref());
+        planned.is_some_and(|p| p.background)
+            && self
+                .latest_workload(key)
+                .is_some_and(|o| o.status.as_ref().is_none_or(|s| s.admission.is_none()))
+    }
+
+    fn send_plan(&mut self, key: WorkloadKey) {
+        let background = self.background_plan(&key);
+        let Some(write) = self.m.wls.get_mut(&key).and_then(|b| b.plan.take()) else {
+            return;
+        };
+        let Some(object) = self.latest_workload(&key) else {
+            // Deleted meanwhile: nothing to write to.
+            self.m.dirty_wls.insert(key);
+            return;
+        };
+        if background {
+            self.m.background_sending.insert(key.clone());
+        }
+        let book = self.book(&key);
+        book.busy = true;
+        book.sending = Some(write.clone());
+        self.act(Action::WriteWorkloadStatus { key, object, write });
     }
 
     pub(super) fn on_workload_written(&mut self, key: WorkloadKey, result: WriteResult<Workload>) {
@@ -119,6 +167,7 @@ impl Ctx<'_> {
     }
 
     fn write_landed(&mut self, key: WorkloadKey, obj: Workload) {
+        self.m.background_sending.remove(&key);
         self.m.dirty_wls.insert(key.clone());
         let book = self.book(&key);
         book.busy = false;
@@ -137,6 +186,7 @@ impl Ctx<'_> {
     }
 
     fn write_failed(&mut self, key: WorkloadKey, e: WriteError) {
+        self.m.background_sending.remove(&key);
         self.m.dirty_wls.insert(key.clone());
         let now = self.now.instant;
         let book = self.book(&key);

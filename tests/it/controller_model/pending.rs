@@ -105,3 +105,66 @@ fn a_new_reason_is_written_at_once() {
         "{after:#?}"
     );
 }
+
+#[test]
+fn pending_writes_take_a_lane_of_their_own_and_an_admission_replaces_a_queued_one() {
+    use kubectl_kueue::controller::model::BACKGROUND_IN_FLIGHT;
+    let mut world = World::new();
+    cluster(&mut world, "", "cpu", "50");
+    world
+        .cache
+        .put_workload(workload(&world, "ns", "big", "lq", 50));
+    let first = world.start();
+    world.settle(first);
+
+    // Ten arrivals of different sizes (so none is parked with another), none fits: their
+    // pending writes share the background lane.
+    let waiting = BACKGROUND_IN_FLIGHT + 6;
+    let mut arrivals = Vec::new();
+    for i in 0..waiting {
+        let w = workload(&world, "ns", &format!("w{i}"), "lq", i as u32 + 1);
+        arrivals.extend(world.put_workload(w));
+    }
+    let pending = status_writes(&arrivals);
+    assert_eq!(pending.len(), BACKGROUND_IN_FLIGHT, "{arrivals:#?}");
+    assert!(pending.values().flatten().all(|w| w.background));
+
+    // big finishes while those writes are still in flight: the admissions go out at once,
+    // not behind the lane, and a queued pending write is replaced, never sent.
+    let done = finished(&world, "big");
+    let admissions = world.put_workload(done);
+    let writes = status_writes(&admissions);
+    let admitted: Vec<String> = writes
+        .iter()
+        .filter(|(_, w)| w.iter().any(|w| w.admits))
+        .map(|(n, _)| n.clone())
+        .collect();
+    assert!(!admitted.is_empty(), "{admissions:#?}");
+    for name in &admitted {
+        assert!(
+            !pending.contains_key(name),
+            "{name}: admitted while its pending write was in flight"
+        );
+    }
+    let pending: Vec<String> = pending.keys().cloned().collect();
+    let all = world.settle([arrivals, admissions].concat());
+    for name in admitted {
+        let sent = status_writes(&all)[name.as_str()].len();
+        assert_eq!(sent, 1, "{name}: only its admission was written");
+    }
+    // The rest still get their pending words once the lane frees.
+    let still_waiting = (0..waiting)
+        .map(|i| format!("w{i}"))
+        .filter(|n| {
+            world
+                .workload("ns", n)
+                .status
+                .as_ref()
+                .is_none_or(|s| s.admission.is_none())
+        })
+        .collect::<Vec<_>>();
+    assert!(!still_waiting.is_empty());
+    for n in still_waiting {
+        assert!(message(&world, &n).contains("insufficient"), "{n}: {}", message(&world, &n));
+    }
+}
