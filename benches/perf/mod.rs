@@ -105,7 +105,11 @@ pub fn report(s: &Summary, replay_only: bool) -> String {
         o,
         "{:<22}{:>10}{:>10.3}{:>10.3}",
         "usage useful",
-        live(s.usage_useful),
+        if replay_only {
+            "-".to_string()
+        } else {
+            format!("{:.3}", s.usage_useful)
+        },
         s.replay.usage_useful,
         s.greedy_usage
     );

@@ -200,10 +200,31 @@ pub fn pending_changes(
         st.condition(type_)
             .is_some_and(|c| c.status == "False" && c.reason == reason && c.message == message)
     };
+    // No allocation on the common answer ("nothing changes"): the message is truncated
+    // only when it is too long, and the requests are compared in place.
+    let message: std::borrow::Cow<str> = if message.len() <= MAX_CONDITION_MESSAGE {
+        std::borrow::Cow::Borrowed(message)
+    } else {
+        std::borrow::Cow::Owned(msg(message))
+    };
     st.admission.is_some()
-        || !holds(condition::QUOTA_RESERVED, reason, &msg(message))
         || !holds(condition::ADMITTED, NO_RESERVATION, NO_RESERVATION_MESSAGE)
-        || st.resource_requests != resource_requests(w)
+        || !holds(condition::QUOTA_RESERVED, reason, &message)
+        || !same_resource_requests(&st.resource_requests, w)
+}
+
+/// `written == resource_requests(w)`, without building the latter.
+fn same_resource_requests(written: &[api::PodSetRequest], w: &model::Workload) -> bool {
+    written.len() == w.pod_sets.len()
+        && written.iter().zip(&w.pod_sets).all(|(r, ps)| {
+            r.name == ps.name
+                && r.resources.len() == ps.per_pod.len()
+                && ps.per_pod.iter().all(|(res, v)| {
+                    r.resources.get(res.as_str()).is_some_and(|q| {
+                        q.0 == format_amount(res, v.saturating_mul(i64::from(ps.count)))
+                    })
+                })
+        })
 }
 
 /// `Admitted=False`: its reason and message while a workload holds no reservation.
