@@ -42,9 +42,9 @@ use std::time::Instant;
 use k8s_openapi::api::core::v1::ObjectReference;
 
 pub use book::{JobBook, PENDING_REFRESH, WlBook, owner_job};
-pub use workloads::BACKGROUND_IN_FLIGHT;
 pub use cache::{Cache, MemoryCache};
 pub use plan::{Action, Effect, EventText, Input, Now, StatusWrite, WriteError, WriteResult};
+pub use workloads::BACKGROUND_IN_FLIGHT;
 
 use crate::api::config::Configuration;
 use crate::integration::job::ManagedJobs;

@@ -1,5 +1,5 @@
 //! Workload writes and their outcomes: planned statuses sent (one write per Workload at a
-//! time, many Workloads at once), the Events, metrics and engine updates of a successful
+//! time, many Workloads at once; pending-only ones through a narrow lane of their own), the Events, metrics and engine updates of a successful
 //! write ([`Effect`]), and what a failed one means (NotFound: the Workload is gone; otherwise
 //! the engine goes back to what the API server holds and the Workload waits a little before
 //! it is tried again). A write whose outcome is unknown (timeout, connection reset) keeps
@@ -65,8 +65,7 @@ impl Ctx<'_> {
                 self.m.planned.insert(key);
                 continue;
             }
-            if self.background_plan(&key)
-                && self.m.background_sending.len() >= BACKGROUND_IN_FLIGHT
+            if self.background_plan(&key) && self.m.background_sending.len() >= BACKGROUND_IN_FLIGHT
             {
                 let book = self.book(&key);
                 if !std::mem::replace(&mut book.queued_background, true) {

@@ -165,6 +165,10 @@ fn pending_writes_take_a_lane_of_their_own_and_an_admission_replaces_a_queued_on
         .collect::<Vec<_>>();
     assert!(!still_waiting.is_empty());
     for n in still_waiting {
-        assert!(message(&world, &n).contains("insufficient"), "{n}: {}", message(&world, &n));
+        assert!(
+            message(&world, &n).contains("insufficient"),
+            "{n}: {}",
+            message(&world, &n)
+        );
     }
 }
