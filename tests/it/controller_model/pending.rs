@@ -146,7 +146,6 @@ fn pending_writes_take_a_lane_of_their_own_and_an_admission_replaces_a_queued_on
             "{name}: admitted while its pending write was in flight"
         );
     }
-    let pending: Vec<String> = pending.keys().cloned().collect();
     let all = world.settle([arrivals, admissions].concat());
     for name in admitted {
         let sent = status_writes(&all)[name.as_str()].len();
