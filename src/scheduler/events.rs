@@ -125,8 +125,9 @@ impl Engine {
         self.retry_parked(false)
     }
 
-    /// Like [`Engine::retry_all`], but only workloads last evaluated before quota last
-    /// changed: the others would be decided exactly as they were.
+    /// Like [`Engine::retry_all`], but only workloads not fully evaluated since quota last
+    /// changed (a resumed flavor scan does not count): the others would be decided exactly
+    /// as they were.
     pub fn retry_stale(&mut self) -> usize {
         self.retry_parked(true)
     }

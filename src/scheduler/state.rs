@@ -156,7 +156,8 @@ pub struct WlState {
     pub last: Option<LastState>,
     /// Its place in its ClusterQueue's queue.
     pub queue_key: QueueKey,
-    /// The engine epoch of its last evaluation (0: never evaluated).
+    /// The engine epoch of its last full evaluation (0: never evaluated, or its last scan
+    /// resumed past the first flavors).
     pub evaluated_at: u64,
 }
 

@@ -9,7 +9,7 @@ use crate::scheduler::message;
 use crate::scheduler::model::Millis;
 use crate::scheduler::preemption::{self, Request, Victim};
 use crate::scheduler::queue::{QueueKey, RequeueReason};
-use crate::scheduler::state::Engine;
+use crate::scheduler::state::{Engine, LastState};
 use crate::scheduler::tree::Tree;
 use crate::scheduler::view::View;
 
@@ -54,6 +54,11 @@ impl Engine {
             .last
             .clone()
             .filter(|l| cycle.saturating_sub(l.cycle) <= 1 || generation <= l.generation);
+        if last.as_ref().is_some_and(LastState::pending_flavors) {
+            // A scan resumed past the first flavors is not a full look at this state: the
+            // settling sweep must not take it for one.
+            self.wl_mut(wl).evaluated_at = 0;
+        }
         let mut tree = std::mem::take(&mut self.tree);
         let result = {
             let view = self.view(now);
