@@ -18,7 +18,7 @@ use super::id::{CohortId, CqId, FlavorId, FrId, Id, IdVec, NodeId, ResId};
 use super::index::Names;
 use super::model::{ClusterQueue, ClusterState, ResourceGroup, StopPolicy};
 use super::queue::CqQueue;
-use super::state::{CohortInfo, CqInfo, Engine, FlavorInfo, GroupInfo};
+use super::state::{CohortInfo, CqInfo, Engine, EquivalentDecisions, FlavorInfo, GroupInfo};
 use super::tree::{Quota, Tree};
 
 impl Engine {
@@ -54,7 +54,7 @@ impl Engine {
             cq_of_node: IdVec::new(),
             attempts: 0,
             detailed_pending: false,
-            equivalent_decisions: true,
+            equivalent_decisions: EquivalentDecisions::Always,
             epoch: 0,
             pods_ready_parked: false,
             base,

@@ -80,7 +80,7 @@ impl Engine {
     }
 
     /// Replaces everything but the workloads (queues, flavors, cohorts, namespaces,
-    /// configuration), keeping each workload's state.
+    /// configuration), keeping each workload's state and the engine's reporting settings.
     pub fn set_cluster_config(&mut self, mut state: ClusterState) {
         state.workloads = self.workloads().cloned().collect();
         let cycle = self.cycle;
@@ -90,8 +90,11 @@ impl Engine {
             .flatten()
             .map(|s| (s.key.clone(), s.last.clone(), s.evicted))
             .collect();
+        let (detailed, equivalents) = (self.detailed_pending, self.equivalent_decisions);
         *self = Engine::new(state);
         self.cycle = cycle;
+        self.detailed_pending = detailed;
+        self.equivalent_decisions = equivalents;
         for (key, l, evicted) in last {
             if let Some(&id) = self.wl_ids.get(&key) {
                 let st = self.wl_mut(id);

@@ -42,4 +42,4 @@ pub mod whatif;
 pub use decision::{CycleOutcome, Decision, PendingReason, PreemptionReason, WorkloadDecision};
 pub use key::WorkloadKey;
 pub use model::ClusterState;
-pub use state::Engine;
+pub use state::{Engine, EquivalentDecisions};

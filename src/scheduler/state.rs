@@ -159,6 +159,23 @@ pub struct WlState {
     /// The engine epoch of its last full evaluation (0: never evaluated, or its last scan
     /// resumed past the first flavors).
     pub evaluated_at: u64,
+    /// The reason of the equivalent-failed Pending decision last made about it, while it has
+    /// not been a head since (with [`EquivalentDecisions::OnChange`], parking it again for
+    /// the same reason makes no new decision).
+    pub equivalent_reported: Option<PendingReason>,
+}
+
+/// Which Pending decisions workloads parked along with a failed equivalent get.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EquivalentDecisions {
+    /// None: the caller only needs outcomes (a forecast, a trace replay).
+    Off,
+    /// One at every parking (the run's report names the head each was parked with).
+    Always,
+    /// One when it says something new: the first parking since the workload was last a head
+    /// (or changed), or a different reason. What a status writer needs, and no longer a
+    /// decision per parked workload at every retry of a deep queue.
+    OnChange,
 }
 
 impl WlState {
@@ -203,9 +220,9 @@ pub struct Engine {
     /// Whether Pending decisions carry the full flavor assignment (see
     /// [`Engine::set_detailed_pending`]).
     pub(crate) detailed_pending: bool,
-    /// Whether workloads parked with an equivalent get their own Pending decision
+    /// Which workloads parked with an equivalent get their own Pending decision
     /// ([`Engine::set_equivalent_decisions`]).
-    pub(crate) equivalent_decisions: bool,
+    pub(crate) equivalent_decisions: EquivalentDecisions,
     /// Bumped whenever quota is taken or given back (admission, preemption, release,
     /// removal): evaluations from an older epoch may be stale.
     pub(crate) epoch: u64,
@@ -273,6 +290,7 @@ impl Engine {
             last: None,
             queue_key: QueueKey { id, ..queue_key },
             evaluated_at: 0,
+            equivalent_reported: None,
         };
         self.resolve_target(&mut st);
         if let Some(adm) =
@@ -416,12 +434,19 @@ impl Engine {
         self.detailed_pending = on;
     }
 
-    /// Give every workload parked along with an equivalent its own Pending decision (on by
-    /// default: the controller writes each one's condition). A caller that only needs the
-    /// outcome (a forecast) turns it off: a large queue otherwise makes a decision per parked
-    /// workload at every retry.
-    pub fn set_equivalent_decisions(&mut self, on: bool) {
-        self.equivalent_decisions = on;
+    /// Which workloads parked along with an equivalent get their own Pending decision
+    /// ([`EquivalentDecisions::Always`] by default).
+    pub fn set_equivalent_decisions(&mut self, mode: EquivalentDecisions) {
+        self.equivalent_decisions = mode;
+    }
+
+    /// The status written for `key` did not land: its next parking reports again.
+    pub fn forget_equivalent_report(&mut self, key: &WorkloadKey) {
+        if let Some(&id) = self.wl_ids.get(key)
+            && let Some(st) = self.wls[id].as_mut()
+        {
+            st.equivalent_reported = None;
+        }
     }
 
     /// Admission attempts so far: heads popped and evaluated, over all cycles.

@@ -142,3 +142,56 @@ fn two_borrowers_can_share_the_cohort_in_one_cycle_when_both_fit() {
     let outcome = engine.run_cycle(NOW);
     assert_eq!(outcome.admitted().count(), 2);
 }
+
+/// The workloads a cycle made a decision about, sorted.
+fn decided(out: &kubectl_kueue::scheduler::CycleOutcome) -> Vec<String> {
+    let mut v: Vec<String> = out
+        .decisions
+        .iter()
+        .map(|d| d.workload.name.clone())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn parked_equivalents_are_reported_once_until_they_have_been_heads_again() {
+    use kubectl_kueue::scheduler::{EquivalentDecisions, WorkloadKey};
+    let key = |n: &str| WorkloadKey::new("ns", n);
+    // One cpu free of four; the big ones ask for five, so they never fit.
+    let s = one_queue(cq("q"))
+        .wl(wl("ns", "held-1", "q")
+            .req("cpu", "1")
+            .admitted("q", "default"))
+        .wl(wl("ns", "held-2", "q")
+            .req("cpu", "1")
+            .admitted("q", "default"))
+        .wl(wl("ns", "held-3", "q")
+            .req("cpu", "1")
+            .admitted("q", "default"))
+        .wl(wl("ns", "big-1", "q").req("cpu", "5").created(1))
+        .wl(wl("ns", "big-2", "q").req("cpu", "5").created(2))
+        .wl(wl("ns", "big-3", "q").req("cpu", "5").created(3));
+
+    let mut always = s.engine();
+    assert_eq!(decided(&always.run_cycle(0)), ["big-1", "big-2", "big-3"]);
+    assert!(always.remove_workload(&key("held-1")));
+    assert_eq!(decided(&always.run_cycle(0)), ["big-1", "big-2", "big-3"]);
+
+    let mut e = s.engine();
+    e.set_equivalent_decisions(EquivalentDecisions::OnChange);
+    assert_eq!(decided(&e.run_cycle(0)), ["big-1", "big-2", "big-3"]);
+    // Capacity freed (still not enough): the head is evaluated again, its equivalents are
+    // parked again for the same reason and say nothing new.
+    assert!(e.remove_workload(&key("held-1")));
+    assert_eq!(decided(&e.run_cycle(0)), ["big-1"]);
+    // big-2 becomes the head: its own decision; big-3 still has nothing new to say.
+    assert!(e.remove_workload(&key("big-1")));
+    assert!(e.remove_workload(&key("held-2")));
+    assert_eq!(decided(&e.run_cycle(0)), ["big-2"]);
+    // An older one arrives and fails first: big-2, a head since it was last parked, is
+    // reported parked again; big-3 is not.
+    e.upsert_workload(wl("ns", "big-0", "q").req("cpu", "5").created(0).0);
+    assert!(e.remove_workload(&key("held-3")));
+    assert_eq!(decided(&e.run_cycle(0)), ["big-0", "big-2"]);
+}

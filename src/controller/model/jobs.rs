@@ -30,7 +30,7 @@ impl Ctx<'_> {
 
     /// The key of the Workload of `job_key`: the one it owns, else the name we would give it.
     fn workload_of(&self, job_key: &ObjectKey, job: &Job) -> WorkloadKey {
-        match self.m.owned.get(job_key) {
+        match self.m.owned.workload_of(job_key) {
             Some(k) => k.clone(),
             None => jobs::workload_key_for_job(job),
         }
@@ -46,7 +46,7 @@ impl Ctx<'_> {
         let Some(job) = self.latest_job(key) else {
             self.m.jobs.remove(key);
             // Its Workload has a look: the Job may have lost its label, not been deleted.
-            if let Some(wl) = self.m.owned.remove(key) {
+            if let Some(wl) = self.m.owned.remove_job(key) {
                 self.m.dirty_wls.insert(wl);
             }
             return;

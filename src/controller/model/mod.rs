@@ -29,6 +29,7 @@ pub mod finalizers;
 pub mod jobs;
 pub mod last_valid;
 mod max_exec;
+mod ownership;
 pub mod plan;
 mod pods_ready;
 pub mod queues;
@@ -53,9 +54,10 @@ use crate::manifests::ObjectKey;
 use crate::manifests::key::DEFAULT_NAMESPACE;
 use crate::manifests::requests::RequestContext;
 use crate::metrics::{LocalQueueRef, MetricUpdate};
-use crate::scheduler::Engine;
 use crate::scheduler::key::WorkloadKey;
 use crate::scheduler::model::ClusterState;
+use crate::scheduler::{Engine, EquivalentDecisions};
+use ownership::Ownership;
 
 /// Settings from the Configuration and the command line.
 #[derive(Debug, Clone, Default)]
@@ -78,8 +80,8 @@ pub struct Model {
     base: ClusterState,
     wls: BTreeMap<WorkloadKey, WlBook>,
     jobs: BTreeMap<ObjectKey, JobBook>,
-    /// Job -> its Workload.
-    owned: BTreeMap<ObjectKey, WorkloadKey>,
+    /// Job <-> its Workload.
+    owned: Ownership,
     dirty_wls: BTreeSet<WorkloadKey>,
     /// Workloads with a status write not yet sent.
     planned: BTreeSet<WorkloadKey>,
@@ -134,13 +136,17 @@ fn workload_key(key: &ObjectKey) -> WorkloadKey {
 
 impl Model {
     pub fn new(settings: Settings) -> Model {
+        // Only what changes a status is a decision here: a deep queue parked again at every
+        // release makes no decision per parked workload.
+        let mut engine = Engine::new(ClusterState::default());
+        engine.set_equivalent_decisions(EquivalentDecisions::OnChange);
         Model {
             settings,
-            engine: Engine::new(ClusterState::default()),
+            engine,
             base: ClusterState::default(),
             wls: BTreeMap::new(),
             jobs: BTreeMap::new(),
-            owned: BTreeMap::new(),
+            owned: Ownership::default(),
             dirty_wls: BTreeSet::new(),
             planned: BTreeSet::new(),
             background_queue: Default::default(),
@@ -381,7 +387,7 @@ impl Ctx<'_> {
                 self.m.queues_dirty = true;
                 self.m.nodes_dirty = true;
                 // Jobs waiting to start may need a flavor that just appeared.
-                let all: Vec<ObjectKey> = self.m.owned.keys().cloned().collect();
+                let all: Vec<ObjectKey> = self.m.owned.jobs().cloned().collect();
                 self.m.dirty_jobs.extend(all);
             }
             (Kind::Cohort | Kind::Namespace, _) => self.m.config_dirty = true,

@@ -43,15 +43,8 @@ impl Ctx<'_> {
             self.m.wls.remove(key);
             // Its Job gets a look: a Job whose Workload was deleted (no longer matching
             // it) gets a new one.
-            let jobs: Vec<_> = self
-                .m
-                .owned
-                .iter()
-                .filter(|(_, w)| *w == key)
-                .map(|(j, _)| j.clone())
-                .collect();
+            let jobs = self.m.owned.remove_workload(key);
             self.m.dirty_jobs.extend(jobs);
-            self.m.owned.retain(|_, w| w != key);
             return;
         };
         let owner = owner_job(&obj);

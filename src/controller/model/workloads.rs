@@ -160,6 +160,9 @@ impl Ctx<'_> {
                 let now = self.now.instant;
                 let book = self.book(&key);
                 book.failures += 1;
+                // A pending message that did not land is said again at the next parking.
+                self.m.engine.forget_equivalent_report(&key);
+                let book = self.book(&key);
                 book.reread_at = Some(now + backoff(book.failures));
             }
         }

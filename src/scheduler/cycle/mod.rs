@@ -28,7 +28,7 @@ use super::model::Millis;
 use super::preemption::Victim;
 use super::quantity::Amount;
 use super::queue::{QueueKey, RequeueReason};
-use super::state::{Engine, LastState};
+use super::state::{Engine, EquivalentDecisions, LastState};
 use super::view::View;
 
 /// How far an entry got in this cycle.
@@ -148,7 +148,9 @@ impl Engine {
         self.attempts += heads.len() as u64;
         let epoch = self.epoch;
         for &(_, key) in &heads {
-            self.wl_mut(key.id).evaluated_at = epoch;
+            let st = self.wl_mut(key.id);
+            st.evaluated_at = epoch;
+            st.equivalent_reported = None;
         }
         heads
     }
@@ -240,10 +242,16 @@ impl Engine {
             };
             let cq_name = self.cqs[e.cq].name.clone();
             let head = self.wl(e.wl).key.clone();
-            for id in parked_with
-                .into_iter()
-                .filter(|_| self.equivalent_decisions)
-            {
+            let mode = self.equivalent_decisions;
+            for id in parked_with {
+                let reported = &mut self.wl_mut(id).equivalent_reported;
+                let said = *reported == Some(e.reason);
+                *reported = Some(e.reason);
+                if mode == EquivalentDecisions::Off
+                    || (mode == EquivalentDecisions::OnChange && said)
+                {
+                    continue;
+                }
                 outcome.decisions.push(WorkloadDecision {
                     workload: self.wl(id).key.clone(),
                     decision: Decision::Pending {

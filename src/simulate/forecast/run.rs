@@ -6,10 +6,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Estimate, Forecast, RunningAssumption, Runtime, Start};
-use crate::scheduler::Engine;
 use crate::scheduler::decision::{Decision, PendingReason};
 use crate::scheduler::key::WorkloadKey;
 use crate::scheduler::model::{ClusterState, Millis};
+use crate::scheduler::{Engine, EquivalentDecisions};
 use crate::simulate::runner::run_to_fixpoint;
 
 /// Forecasts every pending workload of `state` from `now`, with `runtimes` per workload
@@ -118,7 +118,7 @@ impl Pass {
     ) -> Pass {
         let roots = roots(state);
         let mut engine = Engine::new(state.clone());
-        engine.set_equivalent_decisions(false);
+        engine.set_equivalent_decisions(EquivalentDecisions::Off);
         // (end, key) -> ClusterQueue, and key -> end for cancelling on preemption.
         let mut finishes: BTreeMap<(Millis, WorkloadKey), String> = BTreeMap::new();
         let mut ends: BTreeMap<WorkloadKey, Millis> = BTreeMap::new();
@@ -255,7 +255,7 @@ impl Pass {
         }
         // Every workload still pending gets its reason: once more at the last instant, with
         // a decision for each (equivalents included), from the final state.
-        engine.set_equivalent_decisions(true);
+        engine.set_equivalent_decisions(EquivalentDecisions::Always);
         engine.retry_all();
         for (_, d) in run_to_fixpoint(&mut engine, t).decisions {
             if let Decision::Pending {

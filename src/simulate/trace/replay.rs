@@ -12,11 +12,11 @@
 use std::collections::BTreeMap;
 
 use super::format::TraceJob;
-use crate::scheduler::Engine;
 use crate::scheduler::decision::Decision;
 use crate::scheduler::key::WorkloadKey;
 use crate::scheduler::model::{ClusterState, Millis, PodSet, Workload};
 use crate::scheduler::quantity::Amount;
+use crate::scheduler::{Engine, EquivalentDecisions};
 use crate::simulate::runner::run_to_fixpoint;
 
 /// What became of one trace job in the replay.
@@ -137,7 +137,7 @@ pub fn replay(
     let mut base = setup.clone();
     base.workloads.clear();
     let mut engine = Engine::new(base.clone());
-    engine.set_equivalent_decisions(false);
+    engine.set_equivalent_decisions(EquivalentDecisions::Off);
     let mut order: Vec<usize> = (0..trace.len()).collect();
     order.sort_by_key(|&i| (trace[i].submitted, i));
     let mut cohort_nominal: BTreeMap<String, Amount> = BTreeMap::new();

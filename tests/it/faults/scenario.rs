@@ -239,25 +239,115 @@ pub async fn complete(client: &kube::Client) -> Option<usize> {
             .list(&ListParams::default())
             .await
             .ok()?;
-        n += jobs
-            .items
-            .iter()
-            .filter(|j| {
-                j.status
-                    .as_ref()
-                    .and_then(|s| s.conditions.as_ref())
-                    .is_some_and(|c| {
-                        c.iter()
-                            .any(|c| c.type_ == "Complete" && c.status == "True")
-                    })
-            })
-            .count();
+        n += jobs.items.iter().filter(|j| is_complete(j)).count();
     }
     Some(n)
 }
 
+fn is_complete(j: &Job) -> bool {
+    j.status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .is_some_and(|c| {
+            c.iter()
+                .any(|c| c.type_ == "Complete" && c.status == "True")
+        })
+}
+
+/// Each Job not complete, as the API server has it: the Job's suspend flag, counts and
+/// conditions, its Workload's conditions and admission, its pods' phases; so a run that does
+/// not drain says where each Job is stuck.
+async fn unfinished(client: &kube::Client) -> String {
+    use k8s_openapi::api::core::v1::Pod;
+    use std::fmt::Write;
+    let mut out = String::new();
+    for ns in NAMESPACES {
+        let (Ok(jobs), Ok(wls), Ok(pods)) = (
+            Api::<Job>::namespaced(client.clone(), ns)
+                .list(&ListParams::default())
+                .await,
+            Api::<Workload>::namespaced(client.clone(), ns)
+                .list(&ListParams::default())
+                .await,
+            Api::<Pod>::namespaced(client.clone(), ns)
+                .list(&ListParams::default())
+                .await,
+        ) else {
+            let _ = writeln!(out, "  {ns}: the API server did not answer");
+            continue;
+        };
+        for j in jobs.items.iter().filter(|j| !is_complete(j)) {
+            let name = j.metadata.name.clone().unwrap_or_default();
+            let uid = j.metadata.uid.clone().unwrap_or_default();
+            let st = j.status.clone().unwrap_or_default();
+            let conds: Vec<String> = st
+                .conditions
+                .iter()
+                .flatten()
+                .map(|c| {
+                    format!(
+                        "{}={} {}",
+                        c.type_,
+                        c.status,
+                        c.reason.clone().unwrap_or_default()
+                    )
+                })
+                .collect();
+            let _ = writeln!(
+                out,
+                "  job {ns}/{name}: suspend={:?} active={:?} succeeded={:?} failed={:?} [{}]",
+                j.spec.as_ref().and_then(|s| s.suspend),
+                st.active,
+                st.succeeded,
+                st.failed,
+                conds.join(", ")
+            );
+            let owned = |refs: &Option<
+                Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference>,
+            >| { refs.iter().flatten().any(|r| r.uid == uid) };
+            for w in wls
+                .items
+                .iter()
+                .filter(|w| owned(&w.metadata.owner_references))
+            {
+                let ws = w.status.clone().unwrap_or_default();
+                let conds: Vec<String> = ws
+                    .conditions
+                    .iter()
+                    .map(|c| format!("{}={} {}", c.type_, c.status, c.reason))
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "    workload {}: admitted to {:?} [{}]",
+                    w.metadata.name.clone().unwrap_or_default(),
+                    ws.admission.as_ref().map(|a| a.cluster_queue.clone()),
+                    conds.join(", ")
+                );
+            }
+            for p in pods
+                .items
+                .iter()
+                .filter(|p| owned(&p.metadata.owner_references))
+            {
+                let _ = writeln!(
+                    out,
+                    "    pod {}: {:?}{}",
+                    p.metadata.name.clone().unwrap_or_default(),
+                    p.status.as_ref().and_then(|s| s.phase.clone()),
+                    if p.metadata.deletion_timestamp.is_some() {
+                        " (terminating)"
+                    } else {
+                        ""
+                    }
+                );
+            }
+        }
+    }
+    out
+}
+
 /// Waits (keeping the controller running) until `total` Jobs are complete; panics after
-/// `timeout` with the progress and the controller's log.
+/// `timeout` with the progress, where each unfinished Job stands and the controller's log.
 pub async fn drain(
     sup: &mut Supervisor<'_>,
     client: &kube::Client,
@@ -276,7 +366,8 @@ pub async fn drain(
         }
         if Instant::now() > deadline {
             panic!(
-                "only {last} of {total} Jobs complete after {timeout:?}; controller log:\n{}",
+                "only {last} of {total} Jobs complete after {timeout:?}; the others:\n{}\ncontroller log:\n{}",
+                unfinished(client).await,
                 sup.current.proc.log_tail(60)
             );
         }
