@@ -65,15 +65,15 @@ impl Ctx<'_> {
                 self.m.planned.insert(key);
                 continue;
             }
-            if self.background_plan(&key) && self.m.background_sending.len() >= BACKGROUND_IN_FLIGHT
-            {
+            let background = self.background_plan(&key);
+            if background && self.m.background_sending.len() >= BACKGROUND_IN_FLIGHT {
                 let book = self.book(&key);
                 if !std::mem::replace(&mut book.queued_background, true) {
                     self.m.background_queue.push_back(key);
                 }
                 continue;
             }
-            self.send_plan(key);
+            self.send_plan(key, background);
         }
         while self.m.background_sending.len() < BACKGROUND_IN_FLIGHT
             && let Some(key) = self.m.background_queue.pop_front()
@@ -85,7 +85,7 @@ impl Ctx<'_> {
             if book.busy {
                 self.m.planned.insert(key);
             } else if self.background_plan(&key) {
-                self.send_plan(key);
+                self.send_plan(key, true);
             }
         }
     }
@@ -100,8 +100,9 @@ impl Ctx<'_> {
                 .is_some_and(|o| o.status.as_ref().is_none_or(|s| s.admission.is_none()))
     }
 
-    fn send_plan(&mut self, key: WorkloadKey) {
-        let background = self.background_plan(&key);
+    /// Sends the Workload's plan; `background` (what `background_plan` said) puts it in
+    /// the background lane.
+    fn send_plan(&mut self, key: WorkloadKey, background: bool) {
         let Some(write) = self.m.wls.get_mut(&key).and_then(|b| b.plan.take()) else {
             return;
         };
