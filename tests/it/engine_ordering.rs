@@ -194,4 +194,10 @@ fn parked_equivalents_are_reported_once_until_they_have_been_heads_again() {
     e.upsert_workload(wl("ns", "big-0", "q").req("cpu", "5").created(0).0);
     assert!(e.remove_workload(&key("held-3")));
     assert_eq!(decided(&e.run_cycle(0)), ["big-0", "big-2"]);
+    // big-3's status write failed (the controller says so): its next parking reports again.
+    e.forget_equivalent_report(&key("big-3"));
+    assert!(e.remove_workload(&key("big-0")));
+    e.upsert_workload(wl("ns", "big-00", "q").req("cpu", "5").created(0).0);
+    e.retry_all();
+    assert_eq!(decided(&e.run_cycle(0)), ["big-00", "big-3"]);
 }

@@ -161,9 +161,6 @@ impl Ctx<'_> {
                 let now = self.now.instant;
                 let book = self.book(&key);
                 book.failures += 1;
-                // A pending message that did not land is said again at the next parking.
-                self.m.engine.forget_equivalent_report(&key);
-                let book = self.book(&key);
                 book.reread_at = Some(now + backoff(book.failures));
             }
         }
@@ -203,6 +200,9 @@ impl Ctx<'_> {
             );
             return;
         }
+        // A pending message that did not land is said again at the next parking.
+        self.m.engine.forget_equivalent_report(&key);
+        let book = self.book(&key);
         if write.admits {
             tracing::warn!(workload = %key, error = %e, "Could not admit Workload and assign flavors in apiserver");
         } else {
