@@ -243,13 +243,13 @@ impl Engine {
             let cq_name = self.cqs[e.cq].name.clone();
             let head = self.wl(e.wl).key.clone();
             let mode = self.equivalent_decisions;
-            for id in parked_with {
+            for id in parked_with
+                .into_iter()
+                .filter(|_| mode != EquivalentDecisions::Off)
+            {
                 let reported = &mut self.wl_mut(id).equivalent_reported;
-                let said = *reported == Some(e.reason);
-                *reported = Some(e.reason);
-                if mode == EquivalentDecisions::Off
-                    || (mode == EquivalentDecisions::OnChange && said)
-                {
+                let said = reported.replace(e.reason) == Some(e.reason);
+                if mode == EquivalentDecisions::OnChange && said {
                     continue;
                 }
                 outcome.decisions.push(WorkloadDecision {
