@@ -40,6 +40,7 @@ pub mod resource_flavor;
 pub mod schema;
 pub mod v1beta2;
 pub mod version;
+pub mod visibility;
 pub mod workload;
 pub mod workload_priority_class;
 pub mod workload_status;

@@ -61,6 +61,17 @@ pub struct RunControllerArgs {
     /// webhook.certDir instead.
     #[arg(long, value_name = "PORT")]
     pub webhook_port: Option<u16>,
+    /// Where to serve the visibility API (`visibility.kueue.x-k8s.io`, HTTPS; served when an
+    /// APIService registers it; `0`: never). Default: `:8082` (upstream's visibilityServer
+    /// port) in a pod, never elsewhere (the API server reaches it through the in-cluster
+    /// Service only).
+    #[arg(long, value_name = "ADDR")]
+    pub visibility_bind_address: Option<String>,
+    /// Directory with the visibility API's serving certificate (tls.crt, tls.key). Default:
+    /// a self-signed certificate generated in memory (the APIServices skip verification, as
+    /// upstream's).
+    #[arg(long, value_name = "DIR")]
+    pub visibility_cert_dir: Option<std::path::PathBuf>,
     /// Writes to the API server in flight at once.
     #[arg(long, value_name = "N", default_value_t = 128)]
     pub max_concurrent_writes: usize,
@@ -134,6 +145,15 @@ pub fn run(global: &GlobalArgs, args: RunControllerArgs) -> CliResult {
         crate::controller::http::MetricsSecurity::check_insecure_address(metrics_addr)?;
     }
     let webhook = webhook_options(&config, args.webhook_port)?;
+    let visibility_addr = match &args.visibility_bind_address {
+        Some(a) => parse_address(a)?,
+        None if controller::own_namespace().is_some() => parse_address(":8082")?,
+        None => None,
+    };
+    let visibility = visibility_addr.map(|addr| controller::visibility::VisibilityOptions {
+        addr,
+        cert_dir: args.visibility_cert_dir.clone(),
+    });
     let opts = Options {
         config,
         config_given,
@@ -148,6 +168,7 @@ pub fn run(global: &GlobalArgs, args: RunControllerArgs) -> CliResult {
         client_rate_limit,
         identity: crate::kube::lease::identity(),
         webhook,
+        visibility,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -1,6 +1,7 @@
-//! Who may read `/metrics`: upstream's (controller-runtime's) authentication and authorization
-//! filter. The bearer token is checked with a TokenReview, then the user's right to the
-//! request with a SubjectAccessReview on the non-resource URL (`get` on `/metrics`), so a
+//! Who may read `/metrics` (and, with the same reviews and caches, the visibility API):
+//! upstream's (controller-runtime's) authentication and authorization filter. The bearer
+//! token is checked with a TokenReview, then the user's right to the request with a
+//! SubjectAccessReview on the non-resource URL (`get` on `/metrics`), so a
 //! scraper needs the `kueue-metrics-reader` ClusterRole and the controller the
 //! `tokenreviews`/`subjectaccessreviews` create rights.
 //!
@@ -19,7 +20,7 @@ use std::time::{Duration, Instant};
 use axum::http::StatusCode;
 use k8s_openapi::api::authentication::v1::{TokenReview, TokenReviewSpec, UserInfo};
 use k8s_openapi::api::authorization::v1::{
-    NonResourceAttributes, SubjectAccessReview, SubjectAccessReviewSpec,
+    NonResourceAttributes, ResourceAttributes, SubjectAccessReview, SubjectAccessReviewSpec,
 };
 use kube::api::{Api, PostParams};
 use sha1::{Digest, Sha1};
@@ -35,6 +36,15 @@ const MAX_ENTRIES: usize = 4096;
 
 /// A refusal: the status and the body.
 pub type Refusal = (StatusCode, String);
+
+/// What a request asks to do, as a SubjectAccessReview states it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub enum Access {
+    /// A non-resource URL (`get` on `/metrics`).
+    Path { verb: String, path: String },
+    /// A resource (the visibility API's `clusterqueues/pendingworkloads`, say).
+    Resource(ResourceAttributes),
+}
 
 struct Cache<V> {
     entries: HashMap<String, (Instant, V)>,
@@ -100,8 +110,8 @@ where
     for attempt in 1..=ATTEMPTS {
         match tokio::time::timeout(REVIEW_TIMEOUT, review()).await {
             Ok(Ok(v)) => return Ok(v),
-            Ok(Err(e)) => tracing::warn!(error = %e, attempt, "metrics: {what} failed"),
-            Err(_) => tracing::warn!(attempt, "metrics: {what} timed out"),
+            Ok(Err(e)) => tracing::warn!(error = %e, attempt, "{what} failed"),
+            Err(_) => tracing::warn!(attempt, "{what} timed out"),
         }
         if attempt < ATTEMPTS {
             tokio::time::sleep(backoff).await;
@@ -130,7 +140,23 @@ impl MetricsAuth {
         let unauthorized = || (StatusCode::UNAUTHORIZED, "Unauthorized".to_string());
         let token = bearer(authorization).ok_or_else(unauthorized)?;
         let user = self.authenticate(token).await?.ok_or_else(unauthorized)?;
-        self.authorize(&user, verb, path).await
+        let access = Access::Path {
+            verb: verb.to_string(),
+            path: path.to_string(),
+        };
+        self.authorize(&user, &access).await
+    }
+
+    /// The user of a bearer token of an `Authorization` header value (`None`: no bearer
+    /// token, or one the API server does not accept).
+    pub async fn authenticate_header(
+        &self,
+        authorization: Option<&str>,
+    ) -> Result<Option<UserInfo>, Refusal> {
+        match bearer(authorization) {
+            Some(token) => self.authenticate(token).await,
+            None => Ok(None),
+        }
     }
 
     async fn authenticate(&self, token: &str) -> Result<Option<UserInfo>, Refusal> {
@@ -167,14 +193,16 @@ impl MetricsAuth {
         Ok(user)
     }
 
-    async fn authorize(&self, user: &UserInfo, verb: &str, path: &str) -> Result<(), Refusal> {
+    /// Whether `user` may do `access`: `Ok`, or 403 (denied) or 500 (the review failed),
+    /// each with the reason in upstream's words for `/metrics`.
+    pub async fn authorize(&self, user: &UserInfo, access: &Access) -> Result<(), Refusal> {
         let name = user.username.clone().unwrap_or_default();
-        let key = serde_json::json!([user, verb, path]).to_string();
+        let key = serde_json::json!([user, access]).to_string();
         let cached = self.authz.lock().expect("authz cache").get(&key);
         let allowed = match cached {
             Some(allowed) => allowed,
             None => {
-                let allowed = self.review_access(user, verb, path).await.map_err(|()| {
+                let allowed = self.review_access(user, access).await.map_err(|()| {
                     (
                         StatusCode::INTERNAL_SERVER_ERROR,
                         format!("Authorization for user {name} failed"),
@@ -191,7 +219,7 @@ impl MetricsAuth {
         if allowed {
             Ok(())
         } else {
-            tracing::debug!(user = %name, path, "metrics: access denied");
+            tracing::debug!(user = %name, ?access, "access denied");
             Err((
                 StatusCode::FORBIDDEN,
                 format!("Authorization denied for user {name}"),
@@ -199,7 +227,7 @@ impl MetricsAuth {
         }
     }
 
-    async fn review_access(&self, user: &UserInfo, verb: &str, path: &str) -> Result<bool, ()> {
+    async fn review_access(&self, user: &UserInfo, access: &Access) -> Result<bool, ()> {
         let api: Api<SubjectAccessReview> = Api::all(self.client.clone());
         let review = SubjectAccessReview {
             spec: SubjectAccessReviewSpec {
@@ -207,10 +235,17 @@ impl MetricsAuth {
                 groups: user.groups.clone(),
                 uid: user.uid.clone(),
                 extra: user.extra.clone(),
-                non_resource_attributes: Some(NonResourceAttributes {
-                    path: Some(path.to_string()),
-                    verb: Some(verb.to_string()),
-                }),
+                non_resource_attributes: match access {
+                    Access::Path { verb, path } => Some(NonResourceAttributes {
+                        path: Some(path.clone()),
+                        verb: Some(verb.clone()),
+                    }),
+                    Access::Resource(_) => None,
+                },
+                resource_attributes: match access {
+                    Access::Resource(r) => Some(r.clone()),
+                    Access::Path { .. } => None,
+                },
                 ..Default::default()
             },
             ..Default::default()

@@ -18,6 +18,7 @@ pub mod metrics_auth;
 pub mod model;
 mod shell;
 mod tls;
+pub mod visibility;
 pub mod webhook;
 pub mod webhook_cert;
 
@@ -56,6 +57,8 @@ pub struct Options {
     pub identity: String,
     /// The conversion webhook (served when the CRDs convert through one); `None`: never.
     pub webhook: Option<webhook::WebhookOptions>,
+    /// The visibility API (served when an APIService registers it); `None`: never.
+    pub visibility: Option<visibility::VisibilityOptions>,
 }
 
 impl Options {
@@ -134,6 +137,12 @@ pub async fn run(
             lease::held_by_another(&client, &election_cfg.namespace, &election_cfg.name).await
     {
         anyhow::bail!(why);
+    }
+    // Every replica serves the visibility API: the leader from its loop, the others from
+    // the cluster read per request.
+    let hub = visibility::Hub::new();
+    if let Some(v) = &opts.visibility {
+        visibility::start(&conn, v, hub.clone()).await?;
     }
     let (stop_tx, mut stop_rx) = tokio::sync::watch::channel(false);
     tokio::spawn(async move {
@@ -221,7 +230,7 @@ pub async fn run(
         }
     };
     let result = tokio::select! {
-        r = shell::lead(&conn, &opts, metrics, health, &mut stop_rx, election.as_mut()) => r,
+        r = shell::lead(&conn, &opts, metrics, health, &hub, &mut stop_rx, election.as_mut()) => r,
         _ = lost => Err(anyhow::anyhow!(shell::LOST)),
     };
     if let Some(e) = election {

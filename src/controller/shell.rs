@@ -327,12 +327,23 @@ async fn leadership_lost(election: Option<&mut Election>) {
     }
 }
 
+/// The next visibility question, or never.
+async fn next_question(
+    questions: Option<&mut mpsc::Receiver<super::visibility::Question>>,
+) -> Option<super::visibility::Question> {
+    match questions {
+        Some(q) => q.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
 /// The leader's (or the only replica's) work: watch, then loop.
 pub(super) async fn lead(
     conn: &Connection,
     opts: &Options,
     metrics: Arc<Metrics>,
     health: Arc<http::Health>,
+    hub: &super::visibility::Hub,
     stop_rx: &mut tokio::sync::watch::Receiver<bool>,
     mut election: Option<&mut Election>,
 ) -> anyhow::Result<()> {
@@ -395,6 +406,8 @@ pub(super) async fn lead(
     };
     let mut model = Model::new(settings(opts));
     model.start(&stores, now());
+    let mut questions = hub.take_questions();
+    hub.set_answering(questions.is_some());
 
     let mut tick = tokio::time::interval(Duration::from_millis(100));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -406,6 +419,11 @@ pub(super) async fn lead(
             _ = leadership_lost(election.as_deref_mut()) => {
                 lost = true;
                 break;
+            }
+            // Before the inputs: under load they never run dry.
+            Some(q) = next_question(questions.as_mut()) => {
+                super::visibility::answer(model.engine(), &stores.workloads, q);
+                continue;
             }
             input = rx.recv() => {
                 let Some(input) = input else { break };
@@ -429,6 +447,7 @@ pub(super) async fn lead(
         }
         health.beat();
     }
+    hub.set_answering(false);
     for t in watch_tasks {
         t.abort();
     }

@@ -31,6 +31,15 @@ pub fn default_cert_dir() -> PathBuf {
 /// `tls.key`), else of [`default_cert_dir`] when it holds them, else a self-signed one for
 /// `localhost`/`127.0.0.1`. Also says which it is, for the log.
 pub fn server_config(cert_dir: Option<&Path>) -> anyhow::Result<(Arc<ServerConfig>, String)> {
+    server_config_verifying(cert_dir, None)
+}
+
+/// [`server_config`], also asking clients for a certificate signed by one of `client_cas`
+/// (a client without one still connects: [`Peer::client_certificate`] is then `None`).
+pub fn server_config_verifying(
+    cert_dir: Option<&Path>,
+    client_cas: Option<Vec<CertificateDer<'static>>>,
+) -> anyhow::Result<(Arc<ServerConfig>, String)> {
     let dir = match cert_dir {
         Some(d) => Some(d.to_path_buf()),
         None => Some(default_cert_dir()).filter(|d| d.join("tls.crt").is_file()),
@@ -50,12 +59,29 @@ pub fn server_config(cert_dir: Option<&Path>) -> anyhow::Result<(Arc<ServerConfi
         }
     };
     let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let config = ServerConfig::builder_with_provider(provider)
+    let builder = ServerConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()
-        .context("TLS protocol versions")?
-        .with_no_client_auth()
+        .context("TLS protocol versions")?;
+    let builder = match client_cas {
+        None => builder.with_no_client_auth(),
+        Some(cas) => {
+            let mut roots = rustls::RootCertStore::empty();
+            for ca in cas {
+                roots
+                    .add(ca)
+                    .context("a client CA certificate is not usable")?;
+            }
+            let verifier =
+                rustls::server::WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider)
+                    .allow_unauthenticated()
+                    .build()
+                    .context("the client certificate verifier")?;
+            builder.with_client_cert_verifier(verifier)
+        }
+    };
+    let config = builder
         .with_single_cert(certs, key)
-        .context("the metrics serving certificate and key do not match")?;
+        .context("the serving certificate and key do not match")?;
     Ok((Arc::new(config), source))
 }
 
@@ -82,9 +108,18 @@ fn self_signed() -> anyhow::Result<(Vec<CertificateDer<'static>>, PrivateKeyDer<
     Ok((vec![generated.cert.der().clone()], key))
 }
 
+/// Who is at the other end of a TLS session: the address, and the end-entity certificate
+/// the client presented, which the server configuration's client verifier has checked
+/// (none when the configuration asks for no client certificate).
+#[derive(Debug, Clone)]
+pub struct Peer {
+    pub addr: SocketAddr,
+    pub client_certificate: Option<CertificateDer<'static>>,
+}
+
 /// A TCP listener whose connections come out as finished TLS sessions.
 pub struct TlsListener {
-    sessions: mpsc::Receiver<(TlsStream<TcpStream>, SocketAddr)>,
+    sessions: mpsc::Receiver<(TlsStream<TcpStream>, Peer)>,
     local: SocketAddr,
 }
 
@@ -98,7 +133,7 @@ impl TlsListener {
                 let (stream, peer) = match tcp.accept().await {
                     Ok(c) => c,
                     Err(e) => {
-                        tracing::debug!(error = %e, "metrics: accept failed");
+                        tracing::debug!(error = %e, "TLS listener: accept failed");
                         tokio::time::sleep(Duration::from_millis(100)).await;
                         continue;
                     }
@@ -110,12 +145,22 @@ impl TlsListener {
                 tokio::spawn(async move {
                     match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await {
                         Ok(Ok(tls)) => {
+                            let client_certificate = tls
+                                .get_ref()
+                                .1
+                                .peer_certificates()
+                                .and_then(|c| c.first())
+                                .map(|c| c.clone().into_owned());
+                            let peer = Peer {
+                                addr: peer,
+                                client_certificate,
+                            };
                             let _ = tx.send((tls, peer)).await;
                         }
                         Ok(Err(e)) => {
-                            tracing::debug!(%peer, error = %e, "metrics: TLS handshake failed")
+                            tracing::debug!(%peer, error = %e, "TLS handshake failed")
                         }
-                        Err(_) => tracing::debug!(%peer, "metrics: TLS handshake timed out"),
+                        Err(_) => tracing::debug!(%peer, "TLS handshake timed out"),
                     }
                 });
             }
@@ -126,7 +171,7 @@ impl TlsListener {
 
 impl axum::serve::Listener for TlsListener {
     type Io = TlsStream<TcpStream>;
-    type Addr = SocketAddr;
+    type Addr = Peer;
 
     async fn accept(&mut self) -> (Self::Io, Self::Addr) {
         match self.sessions.recv().await {
@@ -137,6 +182,9 @@ impl axum::serve::Listener for TlsListener {
     }
 
     fn local_addr(&self) -> std::io::Result<Self::Addr> {
-        Ok(self.local)
+        Ok(Peer {
+            addr: self.local,
+            client_certificate: None,
+        })
     }
 }

@@ -122,6 +122,29 @@ impl Engine {
             .collect()
     }
 
+    /// A ClusterQueue's pending workloads in the order the scheduler tries them (queued and
+    /// parked alike, as upstream's visibility API lists them), or `None` when there is no
+    /// such ClusterQueue. Sorts one queue; visits no other workload.
+    pub fn pending_in_order(&self, cq: &str) -> Option<Vec<&super::model::Workload>> {
+        let id = *self.cq_ids.get(cq)?;
+        Some(
+            self.queues[id]
+                .ordered()
+                .iter()
+                .filter_map(|k| self.wls[k.id].as_ref())
+                .map(|s| &s.w)
+                .collect(),
+        )
+    }
+
+    /// The ClusterQueue a LocalQueue points to (which may not exist), or `None` when there
+    /// is no such LocalQueue.
+    pub fn local_queue_target(&self, namespace: &str, name: &str) -> Option<&str> {
+        self.lqs
+            .get(&(namespace.to_string(), name.to_string()))
+            .map(|lq| lq.cluster_queue.as_str())
+    }
+
     /// Why a pending workload is not in any queue (missing LocalQueue, inactive
     /// ClusterQueue, deactivated...), or None when it is queued or holds quota.
     pub fn blocked_reason(&self, key: &WorkloadKey) -> Option<Blocked> {

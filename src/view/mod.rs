@@ -10,6 +10,7 @@
 
 pub mod forecast;
 pub mod list;
+pub mod pending_workloads;
 pub mod snapshot;
 pub mod status;
 pub mod submit;
