@@ -165,6 +165,11 @@ fn policy() -> Vec<Value> {
     ]
 }
 
+/// The controller pods' labels, as the Services select them.
+fn pod_selector() -> Value {
+    json!({ "app.kubernetes.io/name": "kubectl-kueue", "app.kubernetes.io/component": "controller" })
+}
+
 fn labels() -> Value {
     json!({ "app.kubernetes.io/name": "kubectl-kueue", "app.kubernetes.io/component": "controller" })
 }
@@ -208,6 +213,8 @@ fn rbac(namespace: &str) -> Vec<Value> {
                 // The conversion webhook: whether the CRDs call it, and its CA in their caBundle.
                 json!({ "apiGroups": ["apiextensions.k8s.io"], "resources": ["customresourcedefinitions"], "resourceNames": crd_names(None), "verbs": ["get"] }),
                 json!({ "apiGroups": ["apiextensions.k8s.io"], "resources": ["customresourcedefinitions"], "resourceNames": crd_names(Some(WEBHOOK_KINDS)), "verbs": ["patch"] }),
+                // The visibility API is served when its APIServices exist.
+                json!({ "apiGroups": ["apiregistration.k8s.io"], "resources": ["apiservices"], "resourceNames": super::visibility::api_service_names(), "verbs": ["get"] }),
             ],
         }),
         // The webhook certificate's Secret (shipped empty; the controller fills and rotates it).
@@ -277,7 +284,7 @@ fn crd_names(kinds: Option<&[&str]>) -> Vec<String> {
 }
 
 fn controller(namespace: &str, image: &str, replicas: i32) -> Vec<Value> {
-    let selector = json!({ "app.kubernetes.io/name": "kubectl-kueue", "app.kubernetes.io/component": "controller" });
+    let selector = pod_selector();
     vec![
         json!({
             "apiVersion": "v1", "kind": "ConfigMap",
@@ -311,6 +318,7 @@ fn controller(namespace: &str, image: &str, replicas: i32) -> Vec<Value> {
                                 { "name": "metrics", "containerPort": 8443 },
                                 { "name": "health", "containerPort": 8081 },
                                 { "name": "webhook", "containerPort": DEFAULT_WEBHOOK_PORT },
+                                { "name": "visibility", "containerPort": super::visibility::PORT },
                             ],
                             "livenessProbe": { "httpGet": { "path": "/healthz", "port": "health" }, "initialDelaySeconds": 15, "periodSeconds": 20 },
                             "readinessProbe": { "httpGet": { "path": "/readyz", "port": "health" }, "periodSeconds": 10 },
@@ -367,8 +375,11 @@ pub fn manifests(namespace: &str, args: &InstallOptions) -> Result<Vec<Value>, S
     }
     out.push(json!({ "apiVersion": "v1", "kind": "Namespace", "metadata": { "name": namespace, "labels": labels() } }));
     out.extend(rbac(namespace));
+    out.extend(super::visibility::rbac(namespace, CONTROLLER, &labels()));
     if !args.without_controller {
         out.extend(controller(namespace, &args.image, args.replicas));
+        let selector = pod_selector();
+        out.extend(super::visibility::serving(namespace, &selector, &labels()));
     }
     out.extend(policy());
     out.extend(super::validation::policies(namespace, &labels()));

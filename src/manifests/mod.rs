@@ -22,6 +22,7 @@ pub mod requests;
 pub mod setup;
 pub mod sources;
 pub mod validation;
+pub mod visibility;
 
 pub use convert::{ConvertOptions, Converted, WorkloadEntry, convert};
 pub use error::{InputError, LoadError, Origin};

@@ -44,6 +44,7 @@ mod e2e_metrics;
 mod e2e_pods_ready;
 mod e2e_running_work;
 mod e2e_trust;
+mod e2e_visibility;
 mod e2e_workloads;
 mod engine_admissibility;
 mod engine_fair_sharing;

@@ -686,6 +686,14 @@ fn start_in(
         // The reconciler would publish 127.0.0.1 as the `kubernetes` Service's endpoint, which
         // validation rejects (loopback); nothing in a test cluster uses that Service.
         arg("endpoint-reconciler-type", "none"),
+        // The aggregation layer (the visibility API), as kubeadm configures it.
+        arg("requestheader-client-ca-file", pki.front_proxy_ca.display()),
+        arg("requestheader-allowed-names", "front-proxy-client"),
+        arg("requestheader-username-headers", "X-Remote-User"),
+        arg("requestheader-group-headers", "X-Remote-Group"),
+        arg("requestheader-extra-headers-prefix", "X-Remote-Extra-"),
+        arg("proxy-client-cert-file", pki.front_proxy_cert.display()),
+        arg("proxy-client-key-file", pki.front_proxy_key.display()),
     ];
     args.extend(b.apiserver_args.iter().cloned());
     s.spawn("kube-apiserver", &bins.join("kube-apiserver"), &args, &[])?;

@@ -34,6 +34,11 @@ pub struct Pki {
     pub sa_key: PathBuf,
     pub sa_pub: PathBuf,
     pub token_file: PathBuf,
+    /// The front proxy (the API server's client to aggregated APIs): its own CA, and the
+    /// client certificate `front-proxy-client` it signs, as kubeadm sets them up.
+    pub front_proxy_ca: PathBuf,
+    pub front_proxy_cert: PathBuf,
+    pub front_proxy_key: PathBuf,
     pub admin: Identity,
     pub controller_manager: Identity,
     pub scheduler: Identity,
@@ -84,6 +89,29 @@ impl Pki {
 
         let sa_key = KeyPair::generate().map_err(rc)?;
 
+        let fp_ca_key = KeyPair::generate().map_err(rc)?;
+        let mut fp_ca_params = CertificateParams::new(Vec::<String>::new()).map_err(rc)?;
+        fp_ca_params
+            .distinguished_name
+            .push(DnType::CommonName, "front-proxy-ca");
+        fp_ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        fp_ca_params.key_usages = vec![
+            KeyUsagePurpose::KeyCertSign,
+            KeyUsagePurpose::DigitalSignature,
+        ];
+        let fp_ca = CertifiedIssuer::self_signed(fp_ca_params, fp_ca_key).map_err(rc)?;
+        let fp_key = KeyPair::generate().map_err(rc)?;
+        let mut fp_params = CertificateParams::new(Vec::<String>::new()).map_err(rc)?;
+        fp_params
+            .distinguished_name
+            .push(DnType::CommonName, "front-proxy-client");
+        fp_params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
+        fp_params.key_usages = vec![
+            KeyUsagePurpose::DigitalSignature,
+            KeyUsagePurpose::KeyEncipherment,
+        ];
+        let fp_client = fp_params.signed_by(&fp_key, &fp_ca).map_err(rc)?;
+
         let pki = Pki {
             ca_cert: dir.join("ca.crt"),
             serving_cert: dir.join("apiserver.crt"),
@@ -91,6 +119,9 @@ impl Pki {
             sa_key: dir.join("sa.key"),
             sa_pub: dir.join("sa.pub"),
             token_file: dir.join("tokens.csv"),
+            front_proxy_ca: dir.join("front-proxy-ca.crt"),
+            front_proxy_cert: dir.join("front-proxy-client.crt"),
+            front_proxy_key: dir.join("front-proxy-client.key"),
             admin: identity("admin", &["system:masters"]),
             controller_manager: identity("system:kube-controller-manager", &[]),
             scheduler: identity("system:kube-scheduler", &[]),
@@ -101,6 +132,9 @@ impl Pki {
         write_private(&pki.serving_key, &serving_key.serialize_pem())?;
         write_private(&pki.sa_key, &sa_key.serialize_pem())?;
         fs::write(&pki.sa_pub, sa_key.public_key_pem())?;
+        fs::write(&pki.front_proxy_ca, fp_ca.pem())?;
+        fs::write(&pki.front_proxy_cert, fp_client.pem())?;
+        write_private(&pki.front_proxy_key, &fp_key.serialize_pem())?;
 
         let mut tokens = String::new();
         for id in [
