@@ -43,7 +43,7 @@ pub enum Access {
     /// A non-resource URL (`get` on `/metrics`).
     Path { verb: String, path: String },
     /// A resource (the visibility API's `clusterqueues/pendingworkloads`, say).
-    Resource(ResourceAttributes),
+    Resource(Box<ResourceAttributes>),
 }
 
 struct Cache<V> {
@@ -243,10 +243,9 @@ impl MetricsAuth {
                     Access::Resource(_) => None,
                 },
                 resource_attributes: match access {
-                    Access::Resource(r) => Some(r.clone()),
+                    Access::Resource(r) => Some((**r).clone()),
                     Access::Path { .. } => None,
                 },
-                ..Default::default()
             },
             ..Default::default()
         };

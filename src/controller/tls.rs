@@ -71,11 +71,13 @@ pub fn server_config_verifying(
                     .add(ca)
                     .context("a client CA certificate is not usable")?;
             }
-            let verifier =
-                rustls::server::WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider)
-                    .allow_unauthenticated()
-                    .build()
-                    .context("the client certificate verifier")?;
+            let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(
+                Arc::new(roots),
+                provider,
+            )
+            .allow_unauthenticated()
+            .build()
+            .context("the client certificate verifier")?;
             builder.with_client_cert_verifier(verifier)
         }
     };

@@ -526,6 +526,62 @@ mod tests {
     }
 
     #[test]
+    fn the_visibility_api_is_registered_with_the_controller_and_its_roles_ship_always() {
+        let m = manifests("ns1", &args()).unwrap();
+        let services: Vec<&Value> = m.iter().filter(|o| o["kind"] == "APIService").collect();
+        assert_eq!(services.len(), 2);
+        assert_eq!(
+            services[0]["metadata"]["name"],
+            "v1beta2.visibility.kueue.x-k8s.io"
+        );
+        assert_eq!(
+            services[0]["spec"]["service"],
+            json!({ "name": "kueue-visibility-server", "namespace": "ns1" })
+        );
+        let service = m
+            .iter()
+            .find(|o| o["kind"] == "Service" && o["metadata"]["name"] == "kueue-visibility-server")
+            .unwrap();
+        assert_eq!(service["spec"]["ports"][0]["targetPort"], "visibility");
+        let deployment = m.iter().find(|o| o["kind"] == "Deployment").unwrap();
+        assert!(
+            deployment["spec"]["template"]["spec"]["containers"][0]["ports"]
+                .as_array()
+                .unwrap()
+                .contains(&json!({ "name": "visibility", "containerPort": 8082 }))
+        );
+        let reader = m
+            .iter()
+            .find(|o| o["kind"] == "RoleBinding" && o["metadata"]["namespace"] == "kube-system")
+            .unwrap();
+        assert_eq!(
+            reader["roleRef"]["name"],
+            "extension-apiserver-authentication-reader"
+        );
+
+        let laptop = manifests(
+            "ns1",
+            &InstallOptions {
+                without_controller: true,
+                ..args()
+            },
+        )
+        .unwrap();
+        assert!(!laptop.iter().any(|o| o["kind"] == "APIService"));
+        for role in [
+            "kueue-pending-workloads-cq-viewer-role",
+            "kueue-pending-workloads-lq-viewer-role",
+        ] {
+            assert!(
+                laptop
+                    .iter()
+                    .any(|o| o["kind"] == "ClusterRole" && o["metadata"]["name"] == role),
+                "{role}"
+            );
+        }
+    }
+
+    #[test]
     fn the_conversion_webhook_is_reachable_and_only_its_secret_readable() {
         let conversion = |m: &[Value]| -> Vec<Value> {
             m.iter()

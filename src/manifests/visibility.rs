@@ -28,7 +28,8 @@ fn viewer(name: &str, resource: &str, user_role: bool) -> Value {
         "rbac.authorization.k8s.io/aggregate-to-admin": "true",
         "rbac.authorization.k8s.io/aggregate-to-edit": "true",
     });
-    labels["rbac.kueue.x-k8s.io/role"] = json!(name.trim_start_matches("kueue-").trim_end_matches("-role"));
+    labels["rbac.kueue.x-k8s.io/role"] =
+        json!(name.trim_start_matches("kueue-").trim_end_matches("-role"));
     if user_role {
         labels["rbac.kueue.x-k8s.io/batch-user"] = json!("true");
     }
@@ -43,8 +44,16 @@ fn viewer(name: &str, resource: &str, user_role: bool) -> Value {
 /// the front-proxy settings.
 pub fn rbac(namespace: &str, service_account: &str, labels: &Value) -> Vec<Value> {
     vec![
-        viewer("kueue-pending-workloads-cq-viewer-role", "clusterqueues/pendingworkloads", false),
-        viewer("kueue-pending-workloads-lq-viewer-role", "localqueues/pendingworkloads", true),
+        viewer(
+            "kueue-pending-workloads-cq-viewer-role",
+            "clusterqueues/pendingworkloads",
+            false,
+        ),
+        viewer(
+            "kueue-pending-workloads-lq-viewer-role",
+            "localqueues/pendingworkloads",
+            true,
+        ),
         json!({
             "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
             "metadata": { "name": format!("{service_account}-visibility-auth-reader"), "namespace": "kube-system", "labels": labels },
@@ -56,16 +65,14 @@ pub fn rbac(namespace: &str, service_account: &str, labels: &Value) -> Vec<Value
 
 /// The Service in front of the pods (`selector`) and the APIServices.
 pub fn serving(namespace: &str, selector: &Value, labels: &Value) -> Vec<Value> {
-    let mut out = vec![
-        json!({
-            "apiVersion": "v1", "kind": "Service",
-            "metadata": {
-                "name": SERVICE, "namespace": namespace,
-                "labels": { "app.kubernetes.io/name": "kubectl-kueue", "app.kubernetes.io/component": "visibility-server" },
-            },
-            "spec": { "selector": selector, "ports": [{ "name": "https", "port": 443, "protocol": "TCP", "targetPort": "visibility" }] },
-        }),
-    ];
+    let mut out = vec![json!({
+        "apiVersion": "v1", "kind": "Service",
+        "metadata": {
+            "name": SERVICE, "namespace": namespace,
+            "labels": { "app.kubernetes.io/name": "kubectl-kueue", "app.kubernetes.io/component": "visibility-server" },
+        },
+        "spec": { "selector": selector, "ports": [{ "name": "https", "port": 443, "protocol": "TCP", "targetPort": "visibility" }] },
+    })];
     for v in VERSIONS {
         out.push(json!({
             "apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",

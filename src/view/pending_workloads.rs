@@ -63,10 +63,10 @@ pub fn pending_workloads(
 ) -> Option<Vec<PendingWorkload>> {
     let item = |w: &Workload, in_cq: usize, in_lq: usize| PendingWorkload {
         metadata: metadata(&w.namespace, &w.name).unwrap_or_else(|| ObjectMeta {
-                name: Some(w.name.clone()),
-                namespace: Some(w.namespace.clone()),
-                ..ObjectMeta::default()
-            }),
+            name: Some(w.name.clone()),
+            namespace: Some(w.namespace.clone()),
+            ..ObjectMeta::default()
+        }),
         priority: w.priority,
         local_queue_name: w.queue_name.clone(),
         position_in_cluster_queue: to_i32(in_cq),

@@ -20,16 +20,24 @@ const GROUP: &str = "visibility.kueue.x-k8s.io";
 
 /// `kubectl get --raw PATH` (with `kubeconfig`, else the admin's): the parsed answer, or the
 /// error text.
-fn raw(cluster: &Cluster, path: &str, kubeconfig: Option<&std::path::Path>) -> Result<Value, String> {
+fn raw(
+    cluster: &Cluster,
+    path: &str,
+    kubeconfig: Option<&std::path::Path>,
+) -> Result<Value, String> {
     let mut cmd = cluster.kubectl();
     if let Some(k) = kubeconfig {
         cmd.env("KUBECONFIG", k);
     }
-    let out = cmd.args(["get", "--raw", path]).output().expect("run kubectl");
+    let out = cmd
+        .args(["get", "--raw", path])
+        .output()
+        .expect("run kubectl");
     if !out.status.success() {
         return Err(String::from_utf8_lossy(&out.stderr).into_owned());
     }
-    serde_json::from_slice(&out.stdout).map_err(|e| format!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+    serde_json::from_slice(&out.stdout)
+        .map_err(|e| format!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
 }
 
 fn names_and_positions(v: &Value) -> Vec<(String, i64, i64, String)> {
@@ -82,13 +90,13 @@ async fn pending_workloads_are_served_through_the_aggregation_layer_with_upstrea
     let client = cluster.client();
     let port = free_port();
     // What `install` ships in-cluster, pointed at this machine.
-    let mut registration = format!(
+    let mut registration = String::from(
         "apiVersion: v1
 kind: Service
-metadata: {{ name: kueue-visibility-server, namespace: kueue-system }}
-spec: {{ type: ExternalName, externalName: localhost }}
+metadata: { name: kueue-visibility-server, namespace: kueue-system }
+spec: { type: ExternalName, externalName: localhost }
 ---
-"
+",
     );
     for v in ["v1beta2", "v1beta1"] {
         registration.push_str(&format!(
@@ -108,7 +116,11 @@ spec:
     }
     apply_yaml(&client, &registration, "default").await.unwrap();
     let addr = format!("127.0.0.1:{port}");
-    let mut ctl = start_installed_controller(&cluster, "visibility", &["--visibility-bind-address", &addr]);
+    let mut ctl = start_installed_controller(
+        &cluster,
+        "visibility",
+        &["--visibility-bind-address", &addr],
+    );
     ctl.wait_ready(T);
 
     let ns = cluster.new_namespace("vis").await;
@@ -143,14 +155,27 @@ spec: {{ clusterQueue: vis }}
     );
     apply_yaml(&client, &setup, &ns).await.unwrap();
     let cq_path = format!("/apis/{GROUP}/v1beta2/clusterqueues/vis/pendingworkloads");
-    eventually(Some(&cluster), T, "the first workload admitted (nothing pending)", || {
-        let r = raw(&cluster, &cq_path, None);
-        async move { r.ok().filter(|v| v["items"].as_array().is_some_and(|a| a.is_empty())) }
-    })
+    eventually(
+        Some(&cluster),
+        T,
+        "the first workload admitted (nothing pending)",
+        || {
+            let r = raw(&cluster, &cq_path, None);
+            async move {
+                r.ok()
+                    .filter(|v| v["items"].as_array().is_some_and(|a| a.is_empty()))
+            }
+        },
+    )
     .await;
     // Created in this order: a (lq1, 0), b (lq2, 0), c (lq1, 10), d (lq1, 0).
     let mut pending = String::new();
-    for (name, queue, priority) in [("a", "lq1", 0), ("b", "lq2", 0), ("c", "lq1", 10), ("d", "lq1", 0)] {
+    for (name, queue, priority) in [
+        ("a", "lq1", 0),
+        ("b", "lq2", 0),
+        ("c", "lq1", 10),
+        ("d", "lq1", 0),
+    ] {
         pending.push_str(&workload(&ns, name, queue, priority));
     }
     for doc in pending.split("---\n").filter(|d| !d.trim().is_empty()) {
@@ -163,10 +188,18 @@ spec: {{ clusterQueue: vis }}
         ("b".to_string(), 2, 0, "lq2".to_string()),
         ("d".to_string(), 3, 2, "lq1".to_string()),
     ];
-    let answer = eventually(Some(&cluster), T, "four pending workloads in the ClusterQueue's list", || {
-        let r = raw(&cluster, &cq_path, None);
-        async move { r.ok().filter(|v| v["items"].as_array().is_some_and(|a| a.len() == 4)) }
-    })
+    let answer = eventually(
+        Some(&cluster),
+        T,
+        "four pending workloads in the ClusterQueue's list",
+        || {
+            let r = raw(&cluster, &cq_path, None);
+            async move {
+                r.ok()
+                    .filter(|v| v["items"].as_array().is_some_and(|a| a.len() == 4))
+            }
+        },
+    )
     .await;
     assert_eq!(names_and_positions(&answer), want, "{answer:#}");
     assert_eq!(answer["kind"], "PendingWorkloadsSummary");
@@ -176,23 +209,57 @@ spec: {{ clusterQueue: vis }}
     assert!(answer["items"][0]["metadata"]["creationTimestamp"].is_string());
 
     // v1beta1, a page of the ClusterQueue's list (positions stay the whole list's).
-    let page = raw(&cluster, &format!("/apis/{GROUP}/v1beta1/clusterqueues/vis/pendingworkloads?offset=1&limit=2"), None).unwrap();
+    let page = raw(
+        &cluster,
+        &format!("/apis/{GROUP}/v1beta1/clusterqueues/vis/pendingworkloads?offset=1&limit=2"),
+        None,
+    )
+    .unwrap();
     assert_eq!(page["apiVersion"], format!("{GROUP}/v1beta1"));
     assert_eq!(names_and_positions(&page), want[1..3].to_vec());
 
     // A LocalQueue's list, and a page of it.
-    let lq = raw(&cluster, &format!("/apis/{GROUP}/v1beta2/namespaces/{ns}/localqueues/lq1/pendingworkloads"), None).unwrap();
-    assert_eq!(names_and_positions(&lq), vec![want[0].clone(), want[1].clone(), want[3].clone()]);
+    let lq = raw(
+        &cluster,
+        &format!("/apis/{GROUP}/v1beta2/namespaces/{ns}/localqueues/lq1/pendingworkloads"),
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        names_and_positions(&lq),
+        vec![want[0].clone(), want[1].clone(), want[3].clone()]
+    );
     let lq_page = raw(&cluster, &format!("/apis/{GROUP}/v1beta2/namespaces/{ns}/localqueues/lq1/pendingworkloads?offset=1&limit=1"), None).unwrap();
     assert_eq!(names_and_positions(&lq_page), vec![want[1].clone()]);
 
     // Unknown queues: upstream's NotFound.
-    let missing = raw(&cluster, &format!("/apis/{GROUP}/v1beta2/clusterqueues/nope/pendingworkloads"), None).unwrap_err();
-    assert!(missing.contains("NotFound") || missing.contains("not found"), "{missing}");
+    let missing = raw(
+        &cluster,
+        &format!("/apis/{GROUP}/v1beta2/clusterqueues/nope/pendingworkloads"),
+        None,
+    )
+    .unwrap_err();
+    assert!(
+        missing.contains("NotFound") || missing.contains("not found"),
+        "{missing}"
+    );
 
-    // Discovery lists the group.
-    let resources = kubectl(&cluster, &["api-resources", "--api-group", GROUP, "-o", "name"]);
-    assert!(resources.contains("clusterqueues"), "{resources}");
+    // Discovery, through the API server.
+    let resources = raw(&cluster, &format!("/apis/{GROUP}/v1beta2"), None).unwrap();
+    let names: Vec<&str> = resources["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"clusterqueues/pendingworkloads"),
+        "{resources:#}"
+    );
+    assert!(
+        names.contains(&"localqueues/pendingworkloads"),
+        "{resources:#}"
+    );
 
     // RBAC decides: a ServiceAccount without a role may not read; with upstream's LocalQueue
     // viewer role bound in its namespace, it reads that namespace's LocalQueues only.
@@ -206,7 +273,10 @@ metadata: {{ name: reader, namespace: {ns} }}
     let reader = service_account_kubeconfig(&cluster, &ns, "reader", None).await;
     let lq_path = format!("/apis/{GROUP}/v1beta2/namespaces/{ns}/localqueues/lq2/pendingworkloads");
     let denied = raw(&cluster, &lq_path, Some(reader.path())).unwrap_err();
-    assert!(denied.contains("forbidden") || denied.contains("Forbidden"), "{denied}");
+    assert!(
+        denied.contains("forbidden") || denied.contains("Forbidden"),
+        "{denied}"
+    );
     let binding = format!(
         "apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding
@@ -217,13 +287,21 @@ subjects: [{{ kind: ServiceAccount, name: reader, namespace: {ns} }}]
     );
     apply_yaml(&client, &binding, &ns).await.unwrap();
     // Denials are cached for 30 s, as upstream's.
-    let allowed = eventually(Some(&cluster), Duration::from_secs(90), "the bound reader reads the LocalQueue's list", || {
-        let r = raw(&cluster, &lq_path, Some(reader.path()));
-        async move { r.ok() }
-    })
+    let allowed = eventually(
+        Some(&cluster),
+        Duration::from_secs(90),
+        "the bound reader reads the LocalQueue's list",
+        || {
+            let r = raw(&cluster, &lq_path, Some(reader.path()));
+            async move { r.ok() }
+        },
+    )
     .await;
     assert_eq!(names_and_positions(&allowed), vec![want[2].clone()]);
     let cq_denied = raw(&cluster, &cq_path, Some(reader.path())).unwrap_err();
-    assert!(cq_denied.contains("forbidden") || cq_denied.contains("Forbidden"), "{cq_denied}");
+    assert!(
+        cq_denied.contains("forbidden") || cq_denied.contains("Forbidden"),
+        "{cq_denied}"
+    );
     drop(ctl);
 }

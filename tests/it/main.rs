@@ -82,3 +82,4 @@ mod simulate_v1beta2;
 mod stale_writes;
 pub mod trace_replay;
 mod validation_corpus;
+mod visibility_positions;

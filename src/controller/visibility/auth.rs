@@ -52,7 +52,9 @@ impl FrontProxy {
         let cm = match api.get_opt(CONFIGMAP).await {
             Ok(Some(cm)) => cm,
             Ok(None) => {
-                tracing::warn!("no {CONFIGMAP_NAMESPACE}/{CONFIGMAP}: the visibility API accepts bearer tokens only");
+                tracing::warn!(
+                    "no {CONFIGMAP_NAMESPACE}/{CONFIGMAP}: the visibility API accepts bearer tokens only"
+                );
                 return None;
             }
             Err(e) => {
@@ -66,11 +68,14 @@ impl FrontProxy {
     /// The settings of the ConfigMap's data (`None` without a request-header CA).
     pub fn from_data(data: &BTreeMap<String, String>) -> Option<FrontProxy> {
         let pem = data.get("requestheader-client-ca-file")?;
-        let client_cas: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(pem.as_bytes())
-            .filter_map(Result::ok)
-            .collect();
+        let client_cas: Vec<CertificateDer<'static>> =
+            CertificateDer::pem_slice_iter(pem.as_bytes())
+                .filter_map(Result::ok)
+                .collect();
         if client_cas.is_empty() {
-            tracing::warn!("{CONFIGMAP_NAMESPACE}/{CONFIGMAP}: requestheader-client-ca-file holds no certificate");
+            tracing::warn!(
+                "{CONFIGMAP_NAMESPACE}/{CONFIGMAP}: requestheader-client-ca-file holds no certificate"
+            );
             return None;
         }
         Some(FrontProxy {
@@ -157,4 +162,82 @@ pub async fn authenticate(
         .get(axum::http::header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok());
     auth.authenticate_header(authorization).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    fn certificate(cn: &str) -> (String, CertificateDer<'static>) {
+        let ca_key = rcgen::KeyPair::generate().unwrap();
+        let mut ca = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+        ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        let ca = rcgen::CertifiedIssuer::self_signed(ca, ca_key).unwrap();
+        let key = rcgen::KeyPair::generate().unwrap();
+        let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+        params
+            .distinguished_name
+            .push(rcgen::DnType::CommonName, cn);
+        let cert = params.signed_by(&key, &ca).unwrap();
+        (ca.pem(), cert.der().clone())
+    }
+
+    fn proxy(ca: &str, allowed: &str) -> FrontProxy {
+        let data: BTreeMap<String, String> = [
+            ("requestheader-client-ca-file", ca),
+            ("requestheader-allowed-names", allowed),
+            ("requestheader-username-headers", r#"["X-Remote-User"]"#),
+            ("requestheader-group-headers", r#"["X-Remote-Group"]"#),
+            (
+                "requestheader-extra-headers-prefix",
+                r#"["X-Remote-Extra-"]"#,
+            ),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        FrontProxy::from_data(&data).expect("settings")
+    }
+
+    fn headers() -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert("x-remote-user", HeaderValue::from_static("alice"));
+        h.append("x-remote-group", HeaderValue::from_static("team-a"));
+        h.append(
+            "x-remote-group",
+            HeaderValue::from_static("system:authenticated"),
+        );
+        h.insert("x-remote-extra-scopes", HeaderValue::from_static("view"));
+        h
+    }
+
+    #[test]
+    fn the_front_proxy_names_the_user_when_its_common_name_is_allowed() {
+        let (ca, cert) = certificate("front-proxy-client");
+        let user = proxy(&ca, r#"["front-proxy-client"]"#)
+            .user(&cert, &headers())
+            .expect("a user");
+        assert_eq!(user.username.as_deref(), Some("alice"));
+        assert_eq!(
+            user.groups.unwrap(),
+            vec!["team-a".to_string(), "system:authenticated".to_string()]
+        );
+        assert_eq!(user.extra.unwrap()["scopes"], vec!["view".to_string()]);
+        // Any common name when none is listed.
+        assert!(proxy(&ca, "[]").user(&cert, &headers()).is_some());
+    }
+
+    #[test]
+    fn other_common_names_and_requests_without_a_user_header_are_not_vouched_for() {
+        let (ca, cert) = certificate("someone-else");
+        assert!(
+            proxy(&ca, r#"["front-proxy-client"]"#)
+                .user(&cert, &headers())
+                .is_none()
+        );
+        let (ca, cert) = certificate("front-proxy-client");
+        assert!(proxy(&ca, "[]").user(&cert, &HeaderMap::new()).is_none());
+        assert!(FrontProxy::from_data(&BTreeMap::new()).is_none());
+    }
 }

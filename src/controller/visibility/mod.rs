@@ -122,7 +122,9 @@ pub fn answer(
             .get(&kube::runtime::reflector::ObjectRef::new(name).within(ns))
             .map(|w| item_metadata(&w.metadata))
     };
-    let _ = q.reply.send(pending_workloads(engine, &q.queue, q.page, &lookup));
+    let _ = q
+        .reply
+        .send(pending_workloads(engine, &q.queue, q.page, &lookup));
 }
 
 impl Connected<IncomingStream<'_, TlsListener>> for Peer {
@@ -147,7 +149,9 @@ async fn registered(client: &kube::Client) -> anyhow::Result<bool> {
             Ok(Some(_)) => return Ok(true),
             Ok(None) => {}
             Err(kube::Error::Api(e)) if e.code == 403 => {
-                tracing::warn!("may not read APIServices, so cannot tell whether the visibility API is registered: not serving it (reinstall with `kubectl kueue install` to grant it)");
+                tracing::warn!(
+                    "may not read APIServices, so cannot tell whether the visibility API is registered: not serving it (reinstall with `kubectl kueue install` to grant it)"
+                );
                 return Ok(false);
             }
             Err(e) => return Err(e).context("cannot read the visibility APIServices"),
@@ -203,7 +207,9 @@ fn router(server: Arc<Server>) -> Router {
             get(cluster_queue),
         )
         .route(
-            &format!("{base}/{{version}}/namespaces/{{namespace}}/localqueues/{{name}}/pendingworkloads"),
+            &format!(
+                "{base}/{{version}}/namespaces/{{namespace}}/localqueues/{{name}}/pendingworkloads"
+            ),
             get(local_queue),
         )
         .route("/openapi/v2", get(openapi_v2))
@@ -340,18 +346,14 @@ async fn openapi_v3(
 }
 
 /// `limit` and `offset` of the query, bounded (`Err`: not integers, 400 as upstream).
-fn page_of(query: &HashMap<String, String>) -> Result<Page, Response> {
-    let int = |key: &str| -> Result<Option<i64>, Response> {
+fn page_of(query: &HashMap<String, String>) -> Result<Page, String> {
+    let int = |key: &str| -> Result<Option<i64>, String> {
         match query.get(key) {
             None => Ok(None),
-            Some(v) => v.parse::<i64>().map(Some).map_err(|_| {
-                status(
-                    StatusCode::BAD_REQUEST,
-                    "BadRequest",
-                    format!("{key}: invalid value {v:?}: not an integer"),
-                    None,
-                )
-            }),
+            Some(v) => v
+                .parse::<i64>()
+                .map(Some)
+                .map_err(|_| format!("{key}: invalid value {v:?}: not an integer")),
         }
     };
     Ok(Page::bounded(int("limit")?, int("offset")?))
@@ -414,7 +416,7 @@ async fn list(
             ("localqueues", name.clone(), Some(namespace.clone()))
         }
     };
-    let access = Access::Resource(ResourceAttributes {
+    let access = Access::Resource(Box::new(ResourceAttributes {
         group: Some(GROUP.into()),
         version: Some(version.into()),
         resource: Some(resource.into()),
@@ -423,7 +425,7 @@ async fn list(
         namespace: namespace.clone(),
         verb: Some("get".into()),
         ..ResourceAttributes::default()
-    });
+    }));
     match server.auth.authorize(&user, &access).await {
         Ok(()) => {}
         Err((StatusCode::FORBIDDEN, _)) => {
@@ -445,7 +447,7 @@ async fn list(
     }
     let page = match page_of(query) {
         Ok(p) => p,
-        Err(r) => return r,
+        Err(message) => return status(StatusCode::BAD_REQUEST, "BadRequest", message, None),
     };
     let items = match server.hub.ask(queue.clone(), page).await {
         Ok(items) => items,
