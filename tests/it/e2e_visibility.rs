@@ -5,6 +5,8 @@
 //! SubjectAccessReview. Positions as upstream's: the ClusterQueue's order over all its
 //! LocalQueues, LocalQueue positions among its own, `limit`/`offset`.
 
+#![cfg(feature = "cli")]
+
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -286,7 +288,7 @@ subjects: [{{ kind: ServiceAccount, name: reader, namespace: {ns} }}]
 "
     );
     apply_yaml(&client, &binding, &ns).await.unwrap();
-    // Denials are cached for 30 s, as upstream's.
+    // A denial may be cached for up to 30 s (as upstream caches them).
     let allowed = eventually(
         Some(&cluster),
         Duration::from_secs(90),
