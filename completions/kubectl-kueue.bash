@@ -2430,7 +2430,7 @@ _kubectl__kueue() {
             return 0
             ;;
         kubectl__subcmd__kueue__subcmd__run__subcmd__controller)
-            opts="-n -v -h --config --leader-elect --force --metrics-bind-address --metrics-insecure --metrics-cert-dir --health-probe-bind-address --strict-namespace-selector --webhook-port --max-concurrent-writes --kubeconfig --context --namespace --color --verbose --help"
+            opts="-n -v -h --config --leader-elect --force --metrics-bind-address --metrics-insecure --metrics-cert-dir --health-probe-bind-address --strict-namespace-selector --webhook-port --visibility-bind-address --visibility-cert-dir --max-concurrent-writes --kubeconfig --context --namespace --color --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2457,6 +2457,14 @@ _kubectl__kueue() {
                     return 0
                     ;;
                 --webhook-port)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --visibility-bind-address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --visibility-cert-dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

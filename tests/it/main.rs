@@ -82,4 +82,5 @@ mod simulate_v1beta2;
 mod stale_writes;
 pub mod trace_replay;
 mod validation_corpus;
+mod visibility_front_proxy;
 mod visibility_positions;
