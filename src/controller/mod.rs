@@ -140,9 +140,12 @@ pub async fn run(
     }
     // Every replica serves the visibility API: the leader from its loop, the others from
     // the cluster read per request.
-    let hub = visibility::Hub::new();
+    let mut hub = None;
     if let Some(v) = &opts.visibility {
-        visibility::start(&conn, v, hub.clone()).await?;
+        let h = visibility::Hub::new();
+        if visibility::start(&conn, v, h.clone()).await?.is_some() {
+            hub = Some(h);
+        }
     }
     let (stop_tx, mut stop_rx) = tokio::sync::watch::channel(false);
     tokio::spawn(async move {
@@ -230,7 +233,7 @@ pub async fn run(
         }
     };
     let result = tokio::select! {
-        r = shell::lead(&conn, &opts, metrics, health, &hub, &mut stop_rx, election.as_mut()) => r,
+        r = shell::lead(&conn, &opts, metrics, health, hub.as_deref(), &mut stop_rx, election.as_mut()) => r,
         _ = lost => Err(anyhow::anyhow!(shell::LOST)),
     };
     if let Some(e) = election {

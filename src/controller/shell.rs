@@ -343,7 +343,7 @@ pub(super) async fn lead(
     opts: &Options,
     metrics: Arc<Metrics>,
     health: Arc<http::Health>,
-    hub: &super::visibility::Hub,
+    hub: Option<&super::visibility::Hub>,
     stop_rx: &mut tokio::sync::watch::Receiver<bool>,
     mut election: Option<&mut Election>,
 ) -> anyhow::Result<()> {
@@ -406,8 +406,10 @@ pub(super) async fn lead(
     };
     let mut model = Model::new(settings(opts));
     model.start(&stores, now());
-    let mut questions = hub.take_questions();
-    hub.set_answering(questions.is_some());
+    let mut questions = hub.and_then(|h| h.take_questions());
+    if let Some(h) = hub {
+        h.set_answering(questions.is_some());
+    }
 
     let mut tick = tokio::time::interval(Duration::from_millis(100));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -447,7 +449,9 @@ pub(super) async fn lead(
         }
         health.beat();
     }
-    hub.set_answering(false);
+    if let Some(h) = hub {
+        h.set_answering(false);
+    }
     for t in watch_tasks {
         t.abort();
     }

@@ -69,9 +69,20 @@ pub struct Connection {
     pub namespace: String,
     /// What the clients were built from (for a client with other timeouts).
     pub config: Config,
+    /// The versions of `kueue.x-k8s.io` served, discovered on first use.
+    kueue_versions: std::sync::Arc<tokio::sync::OnceCell<Vec<crate::api::KueueVersion>>>,
 }
 
 impl Connection {
+    /// The versions of `kueue.x-k8s.io` the cluster serves, oldest first (asked once per
+    /// connection).
+    pub async fn kueue_versions(&self) -> anyhow::Result<Vec<crate::api::KueueVersion>> {
+        self.kueue_versions
+            .get_or_try_init(|| super::versions::served(&self.client))
+            .await
+            .cloned()
+    }
+
     /// Another client to the same server, with these timeouts.
     pub fn client_with(&self, timeouts: Timeouts) -> anyhow::Result<Client> {
         build(&self.config, timeouts)
@@ -170,5 +181,6 @@ pub async fn connect(global: &ConnectOptions) -> anyhow::Result<Connection> {
         watch_client: build(&config, Timeouts::WATCHES)?,
         namespace,
         config,
+        kueue_versions: Default::default(),
     })
 }

@@ -1,6 +1,12 @@
 //! Typed reads and writes of single kinds for the user commands: list, get, create, merge
 //! patch and delete, on a [`Connection`], under the commands' field manager.
 //!
+//! The Kueue kinds are typed in v1beta1 (the internal form). On a cluster that serves only
+//! v1beta2 (a future upstream's CRDs) their requests go to v1beta2 instead, each object
+//! converted on the way out and back with upstream's rules ([`convert_object`]); a merge
+//! patch is sent as it is, so the commands patch only fields spelled the same in both
+//! versions (`spec.stopPolicy`, `spec.active`, metadata).
+//!
 //! Invariants: a missing object is `Ok(None)` (or `Ok(false)` for a delete), never an error;
 //! every other failure is an error that says what failed on what ([`describe`]); a server dry
 //! run goes through the API server's validation and admission and stores nothing.
@@ -9,13 +15,18 @@ use std::fmt::Debug;
 
 use anyhow::Context;
 use k8s_openapi::NamespaceResourceScope;
-use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams, PropagationPolicy};
-use kube::core::GroupVersionKind;
+use kube::api::{
+    Api, ApiResource, DeleteParams, DynamicObject, ListParams, Patch, PatchParams, PostParams,
+    PropagationPolicy,
+};
+use kube::core::{GroupVersionKind, TypeMeta};
 use kube::{Resource, ResourceExt};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::Connection;
+use crate::api::KueueVersion;
+use crate::api::convert::review::convert_object;
 
 /// Field manager of what the user commands create and change.
 pub const COMMAND_MANAGER: &str = "kubectl-kueue";
@@ -64,7 +75,7 @@ pub fn describe(e: kube::Error, what: &str) -> anyhow::Error {
                     .contains("the server could not find the requested resource") =>
         {
             anyhow::anyhow!(
-                "{what}: the cluster does not serve kueue.x-k8s.io/v1beta1 (install Kueue's CRDs: kubectl kueue install, or upstream Kueue)"
+                "{what}: the cluster does not serve this kind (for the Kueue kinds, install Kueue's CRDs: kubectl kueue install, or upstream Kueue)"
             )
         }
         kube::Error::Api(s) => anyhow::anyhow!("{what}: {} ({})", s.message, s.reason),
@@ -99,6 +110,110 @@ fn patch_params(server_dry_run: bool) -> PatchParams {
     }
 }
 
+/// Where a kind's requests go: its own version, or (a Kueue kind on a cluster that serves
+/// only v1beta2) v1beta2, every object converted both ways.
+enum Served<K> {
+    Own(Api<K>),
+    V1beta2(Api<DynamicObject>),
+}
+
+/// `obj` (v1beta1) as the v1beta2 object the cluster stores.
+fn to_v1beta2<K: Object>(obj: &K) -> anyhow::Result<DynamicObject> {
+    let mut v = serde_json::to_value(obj)?;
+    v["apiVersion"] = K::api_version(&()).into();
+    v["kind"] = K::kind(&()).into();
+    let converted = convert_object(&v, KueueVersion::V1beta2).map_err(anyhow::Error::msg)?;
+    Ok(serde_json::from_value(converted)?)
+}
+
+/// A v1beta2 object read from the cluster, in the internal form.
+fn from_v1beta2<K: Object>(mut obj: DynamicObject) -> anyhow::Result<K> {
+    obj.types = Some(TypeMeta {
+        api_version: crate::api::v1beta2::API_VERSION.into(),
+        kind: K::kind(&()).into(),
+    });
+    let v = serde_json::to_value(&obj)?;
+    let converted = convert_object(&v, KueueVersion::V1beta1)
+        .map_err(|e| anyhow::anyhow!("cannot read it as v1beta1: {e}"))?;
+    Ok(serde_json::from_value(converted)?)
+}
+
+impl<K: Object> Served<K> {
+    async fn list(&self, lp: &ListParams, what: &str) -> anyhow::Result<Vec<K>> {
+        match self {
+            Served::Own(api) => Ok(api.list(lp).await.map_err(|e| describe(e, what))?.items),
+            Served::V1beta2(api) => {
+                let items = api.list(lp).await.map_err(|e| describe(e, what))?.items;
+                items
+                    .into_iter()
+                    .map(|o| {
+                        let name = o.name_any();
+                        from_v1beta2(o).with_context(|| format!("{what}: {} {name}", kind::<K>()))
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    async fn get_opt(&self, name: &str, what: &str) -> anyhow::Result<Option<K>> {
+        match self {
+            Served::Own(api) => api.get_opt(name).await.map_err(|e| describe(e, what)),
+            Served::V1beta2(api) => match api.get_opt(name).await.map_err(|e| describe(e, what))? {
+                Some(o) => Ok(Some(from_v1beta2(o).context(what.to_string())?)),
+                None => Ok(None),
+            },
+        }
+    }
+
+    async fn create(&self, pp: &PostParams, obj: &K, what: &str) -> anyhow::Result<K> {
+        match self {
+            Served::Own(api) => api.create(pp, obj).await.map_err(|e| describe(e, what)),
+            Served::V1beta2(api) => {
+                let converted = to_v1beta2(obj).context(what.to_string())?;
+                let created = api
+                    .create(pp, &converted)
+                    .await
+                    .map_err(|e| describe(e, what))?;
+                from_v1beta2(created).context(what.to_string())
+            }
+        }
+    }
+
+    async fn merge_patch(
+        &self,
+        name: &str,
+        pp: &PatchParams,
+        patch: &serde_json::Value,
+        what: &str,
+    ) -> anyhow::Result<K> {
+        match self {
+            Served::Own(api) => api
+                .patch(name, pp, &Patch::Merge(patch))
+                .await
+                .map_err(|e| describe(e, what)),
+            Served::V1beta2(api) => {
+                let patched = api
+                    .patch(name, pp, &Patch::Merge(patch))
+                    .await
+                    .map_err(|e| describe(e, what))?;
+                from_v1beta2(patched).context(what.to_string())
+            }
+        }
+    }
+
+    async fn delete(&self, name: &str, dp: &DeleteParams, what: &str) -> anyhow::Result<bool> {
+        let deleted = match self {
+            Served::Own(api) => api.delete(name, dp).await.map(|_| ()),
+            Served::V1beta2(api) => api.delete(name, dp).await.map(|_| ()),
+        };
+        match deleted {
+            Ok(()) => Ok(true),
+            Err(e) if is_not_found(&e) => Ok(false),
+            Err(e) => Err(describe(e, what)),
+        }
+    }
+}
+
 impl Connection {
     fn api_in<K: Namespaced>(&self, namespaces: Namespaces<'_>) -> Api<K> {
         match namespaces {
@@ -107,15 +222,55 @@ impl Connection {
         }
     }
 
+    /// Where `K`'s requests go (`own` unless `K` is a Kueue kind and the cluster serves only
+    /// v1beta2; then in `namespace`, or in every namespace / cluster-wide).
+    async fn served<K: Object>(
+        &self,
+        own: Api<K>,
+        namespace: Option<&str>,
+    ) -> anyhow::Result<Served<K>> {
+        if K::group(&()) != crate::api::GROUP {
+            return Ok(Served::Own(own));
+        }
+        let served = self.kueue_versions().await?;
+        if super::versions::preferred(&served) != Some(KueueVersion::V1beta2) {
+            return Ok(Served::Own(own));
+        }
+        let gvk = GroupVersionKind::gvk(
+            crate::api::GROUP,
+            KueueVersion::V1beta2.name(),
+            &K::kind(&()),
+        );
+        let ar = ApiResource::from_gvk_with_plural(&gvk, &K::plural(&()));
+        Ok(Served::V1beta2(match namespace {
+            Some(ns) => Api::namespaced_with(self.client.clone(), ns, &ar),
+            None => Api::all_with(self.client.clone(), &ar),
+        }))
+    }
+
+    async fn served_in<K: Namespaced>(
+        &self,
+        namespaces: Namespaces<'_>,
+    ) -> anyhow::Result<Served<K>> {
+        let ns = match namespaces {
+            Namespaces::One(ns) => Some(ns),
+            Namespaces::All => None,
+        };
+        self.served(self.api_in::<K>(namespaces), ns).await
+    }
+
+    async fn served_all<K: Object>(&self) -> anyhow::Result<Served<K>> {
+        self.served(Api::all(self.client.clone()), None).await
+    }
+
     /// Every object of a cluster-scoped kind (or of a namespaced kind in every namespace),
     /// optionally by label selector.
     pub async fn list<K: Object>(&self, selector: Option<&str>) -> anyhow::Result<Vec<K>> {
-        let api: Api<K> = Api::all(self.client.clone());
-        Ok(api
-            .list(&params(selector))
+        let what = format!("cannot list {}s", kind::<K>());
+        self.served_all::<K>()
+            .await?
+            .list(&params(selector), &what)
             .await
-            .map_err(|e| describe(e, &format!("cannot list {}s", kind::<K>())))?
-            .items)
     }
 
     /// Objects of a namespaced kind in one namespace or all.
@@ -124,12 +279,11 @@ impl Connection {
         namespaces: Namespaces<'_>,
         selector: Option<&str>,
     ) -> anyhow::Result<Vec<K>> {
-        Ok(self
-            .api_in::<K>(namespaces)
-            .list(&params(selector))
+        let what = format!("cannot list {}s", kind::<K>());
+        self.served_in::<K>(namespaces)
+            .await?
+            .list(&params(selector), &what)
             .await
-            .map_err(|e| describe(e, &format!("cannot list {}s", kind::<K>())))?
-            .items)
     }
 
     /// The names of a cluster-scoped kind's objects (or a namespaced kind's in every
@@ -151,29 +305,24 @@ impl Connection {
 
     /// A cluster-scoped object by name.
     pub async fn get<K: Object>(&self, name: &str) -> anyhow::Result<Option<K>> {
-        let api: Api<K> = Api::all(self.client.clone());
-        api.get_opt(name)
-            .await
-            .map_err(|e| describe(e, &format!("cannot read {} {name}", kind::<K>())))
+        let what = format!("cannot read {} {name}", kind::<K>());
+        self.served_all::<K>().await?.get_opt(name, &what).await
     }
 
     /// A namespaced object.
     pub async fn get_in<K: Namespaced>(&self, ns: &str, name: &str) -> anyhow::Result<Option<K>> {
-        self.api_in::<K>(Namespaces::One(ns))
-            .get_opt(name)
+        let what = format!("cannot read {} {ns}/{name}", kind::<K>());
+        self.served_in::<K>(Namespaces::One(ns))
+            .await?
+            .get_opt(name, &what)
             .await
-            .map_err(|e| describe(e, &format!("cannot read {} {ns}/{name}", kind::<K>())))
     }
 
     /// Creates a cluster-scoped object (with `server_dry_run`, only validates it).
     pub async fn create<K: Object>(&self, obj: &K, server_dry_run: bool) -> anyhow::Result<K> {
-        let api: Api<K> = Api::all(self.client.clone());
-        api.create(&post(server_dry_run), obj).await.map_err(|e| {
-            describe(
-                e,
-                &format!("cannot create {} {}", kind::<K>(), obj.name_any()),
-            )
-        })
+        let what = format!("cannot create {} {}", kind::<K>(), obj.name_any());
+        let served = self.served_all::<K>().await?;
+        served.create(&post(server_dry_run), obj, &what).await
     }
 
     /// Creates a namespaced object in `ns` (with `server_dry_run`, only validates it).
@@ -189,10 +338,9 @@ impl Connection {
             .clone()
             .or_else(|| obj.meta().generate_name.clone())
             .unwrap_or_default();
-        self.api_in::<K>(Namespaces::One(ns))
-            .create(&post(server_dry_run), obj)
-            .await
-            .map_err(|e| describe(e, &format!("cannot create {} {ns}/{name}", kind::<K>())))
+        let what = format!("cannot create {} {ns}/{name}", kind::<K>());
+        let served = self.served_in::<K>(Namespaces::One(ns)).await?;
+        served.create(&post(server_dry_run), obj, &what).await
     }
 
     /// A JSON merge patch (RFC 7386) of a cluster-scoped object.
@@ -202,10 +350,11 @@ impl Connection {
         patch: &serde_json::Value,
         server_dry_run: bool,
     ) -> anyhow::Result<K> {
-        let api: Api<K> = Api::all(self.client.clone());
-        api.patch(name, &patch_params(server_dry_run), &Patch::Merge(patch))
+        let what = format!("cannot update {} {name}", kind::<K>());
+        let served = self.served_all::<K>().await?;
+        served
+            .merge_patch(name, &patch_params(server_dry_run), patch, &what)
             .await
-            .map_err(|e| describe(e, &format!("cannot update {} {name}", kind::<K>())))
     }
 
     /// A JSON merge patch (RFC 7386) of a namespaced object.
@@ -216,10 +365,11 @@ impl Connection {
         patch: &serde_json::Value,
         server_dry_run: bool,
     ) -> anyhow::Result<K> {
-        self.api_in::<K>(Namespaces::One(ns))
-            .patch(name, &patch_params(server_dry_run), &Patch::Merge(patch))
+        let what = format!("cannot update {} {ns}/{name}", kind::<K>());
+        let served = self.served_in::<K>(Namespaces::One(ns)).await?;
+        served
+            .merge_patch(name, &patch_params(server_dry_run), patch, &what)
             .await
-            .map_err(|e| describe(e, &format!("cannot update {} {ns}/{name}", kind::<K>())))
     }
 
     /// Deletes a namespaced object in the background (dependents go with it). False when it
@@ -230,18 +380,11 @@ impl Connection {
         name: &str,
         server_dry_run: bool,
     ) -> anyhow::Result<bool> {
-        match self
-            .api_in::<K>(Namespaces::One(ns))
-            .delete(name, &delete_params(server_dry_run))
+        let what = format!("cannot delete {} {ns}/{name}", kind::<K>());
+        let served = self.served_in::<K>(Namespaces::One(ns)).await?;
+        served
+            .delete(name, &delete_params(server_dry_run), &what)
             .await
-        {
-            Ok(_) => Ok(true),
-            Err(e) if is_not_found(&e) => Ok(false),
-            Err(e) => Err(describe(
-                e,
-                &format!("cannot delete {} {ns}/{name}", kind::<K>()),
-            )),
-        }
     }
 
     /// Deletes a namespaced object of a kind known by its `apiVersion` and `kind` only (the

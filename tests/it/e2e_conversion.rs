@@ -444,7 +444,8 @@ async fn upgrading_from_v1beta1_only_crds_keeps_every_object() {
     ignore = "needs the test control plane (KUEUE_SKIP_CLUSTER_TESTS is set)"
 )]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_cluster_serving_only_v1beta2_is_read_and_the_controller_says_why_it_cannot_run() {
+async fn a_cluster_serving_only_v1beta2_is_read_and_written_and_the_controller_says_why_it_cannot_run()
+ {
     use kubectl_kueue::api::crd::{crd_yaml, crds};
     let cluster = ClusterBuilder::apiserver().start();
     // A future upstream's CRDs: v1beta2 only, no conversion.
@@ -488,6 +489,63 @@ async fn a_cluster_serving_only_v1beta2_is_read_and_the_controller_says_why_it_c
     assert!(status.contains("cq-v2"), "{status}");
     let explain = crate::support::live::ok(&cluster, &["explain", "-n", &ns, "workload/wl-v2"]);
     assert!(explain.contains("cq-v2"), "{explain}");
+
+    // The commands that list, create and change objects go to v1beta2 too.
+    let live = |args: &[&str]| crate::support::live::ok(&cluster, args);
+    let cqs = live(&["list", "clusterqueue"]);
+    assert!(cqs.contains("cq-v2"), "{cqs}");
+    let wls = live(&["list", "workload", "-n", &ns]);
+    assert!(wls.contains("wl-v2"), "{wls}");
+    live(&[
+        "create",
+        "localqueue",
+        "lq-new",
+        "-n",
+        &ns,
+        "--clusterqueue",
+        "cq-v2",
+    ]);
+    let lq = get(&cluster, "v1beta2", "LocalQueue", Some(&ns), "lq-new").await;
+    assert_eq!(lq["spec"]["clusterQueue"], "cq-v2");
+    let lqs = live(&["list", "localqueue", "-n", &ns]);
+    assert!(lqs.contains("lq-new") && lqs.contains("lq-v2"), "{lqs}");
+    live(&[
+        "create",
+        "clusterqueue",
+        "cq-new",
+        "--cohort",
+        "all",
+        "--nominal-quota",
+        "default:cpu=2",
+    ]);
+    let cq = get(&cluster, "v1beta2", "ClusterQueue", None, "cq-new").await;
+    assert_eq!(
+        cq["spec"]["cohortName"], "all",
+        "v1beta1's cohort is v1beta2's cohortName: {cq}"
+    );
+    assert_eq!(
+        cq["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0]["nominalQuota"],
+        "2"
+    );
+    live(&["stop", "clusterqueue", "cq-v2"]);
+    let stopped = get(&cluster, "v1beta2", "ClusterQueue", None, "cq-v2").await;
+    assert_eq!(stopped["spec"]["stopPolicy"], "HoldAndDrain");
+    live(&["resume", "clusterqueue", "cq-v2"]);
+    let resumed = get(&cluster, "v1beta2", "ClusterQueue", None, "cq-v2").await;
+    assert_eq!(resumed["spec"]["stopPolicy"], "None");
+    live(&["stop", "workload", "wl-v2", "-n", &ns]);
+    let inactive = get(&cluster, "v1beta2", "Workload", Some(&ns), "wl-v2").await;
+    assert_eq!(inactive["spec"]["active"], false);
+    live(&["delete", "workload", "wl-v2", "-n", &ns, "--yes"]);
+    eventually(Some(&cluster), T, "the Workload deleted", || async {
+        api(&cluster, "v1beta2", "Workload", Some(&ns))
+            .get_opt("wl-v2")
+            .await
+            .unwrap()
+            .is_none()
+            .then_some(())
+    })
+    .await;
 
     let mut ctl = start_controller(&cluster, "v2only", &[]);
     let exit = ctl.wait_exit(T).expect("the controller exits");

@@ -38,6 +38,7 @@ mod e2e_config;
 mod e2e_controller;
 mod e2e_conversion;
 mod e2e_fidelity;
+mod e2e_in_cluster;
 mod e2e_install;
 mod e2e_leader;
 mod e2e_metrics;

@@ -26,13 +26,15 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::Context;
-use axum::Router;
 use axum::extract::connect_info::Connected;
-use axum::extract::{ConnectInfo, Path, Query, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::extract::{ConnectInfo, Path, Query, Request, State};
+use axum::http::StatusCode;
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::serve::IncomingStream;
+use axum::{Extension, Router};
+use k8s_openapi::api::authentication::v1::UserInfo;
 use k8s_openapi::api::authorization::v1::ResourceAttributes;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::api::Api;
@@ -197,6 +199,7 @@ pub async fn start(
     Ok(Some(local))
 }
 
+/// The API's routes behind [`require_user`]; the health routes and the fallback open.
 fn router(server: Arc<Server>) -> Router {
     let base = format!("/apis/{GROUP}");
     Router::new()
@@ -214,6 +217,10 @@ fn router(server: Arc<Server>) -> Router {
         )
         .route("/openapi/v2", get(openapi_v2))
         .route("/openapi/v3", get(openapi_v3))
+        .route_layer(axum::middleware::from_fn_with_state(
+            server.clone(),
+            require_user,
+        ))
         .route("/healthz", get(ok))
         .route("/livez", get(ok))
         .route("/readyz", get(ok))
@@ -255,27 +262,32 @@ async fn ok() -> &'static str {
     "ok"
 }
 
-/// Authenticated, for the documents any authenticated user may read (discovery, OpenAPI).
-async fn authenticated(
-    server: &Server,
-    peer: &Peer,
-    headers: &HeaderMap,
-) -> Result<k8s_openapi::api::authentication::v1::UserInfo, Response> {
-    match auth::authenticate(server.front_proxy.as_ref(), &server.auth, peer, headers).await {
-        Ok(Some(user)) => Ok(user),
-        Ok(None) => Err(unauthorized()),
-        Err((code, message)) => Err(status(code, "InternalError", message, None)),
+/// Authenticates every API request (discovery and OpenAPI are for any authenticated user,
+/// lists are authorized on top); the user rides in the request's extensions.
+async fn require_user(
+    State(server): State<Arc<Server>>,
+    ConnectInfo(peer): ConnectInfo<Peer>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    let user = auth::authenticate(
+        server.front_proxy.as_ref(),
+        &server.auth,
+        &peer,
+        request.headers(),
+    )
+    .await;
+    match user {
+        Ok(Some(user)) => {
+            request.extensions_mut().insert(user);
+            next.run(request).await
+        }
+        Ok(None) => unauthorized(),
+        Err((code, message)) => status(code, "InternalError", message, None),
     }
 }
 
-async fn group(
-    State(server): State<Arc<Server>>,
-    ConnectInfo(peer): ConnectInfo<Peer>,
-    headers: HeaderMap,
-) -> Response {
-    if let Err(r) = authenticated(&server, &peer, &headers).await {
-        return r;
-    }
+async fn group() -> Response {
     let versions: Vec<Value> = VERSIONS
         .iter()
         .map(|v| json!({ "groupVersion": format!("{GROUP}/{v}"), "version": v }))
@@ -287,15 +299,7 @@ async fn group(
     .into_response()
 }
 
-async fn resources(
-    State(server): State<Arc<Server>>,
-    ConnectInfo(peer): ConnectInfo<Peer>,
-    headers: HeaderMap,
-    Path(version): Path<String>,
-) -> Response {
-    if let Err(r) = authenticated(&server, &peer, &headers).await {
-        return r;
-    }
+async fn resources(Path(version): Path<String>) -> Response {
     if !VERSIONS.contains(&version.as_str()) {
         return not_found_path().await;
     }
@@ -318,14 +322,7 @@ async fn resources(
     .into_response()
 }
 
-async fn openapi_v2(
-    State(server): State<Arc<Server>>,
-    ConnectInfo(peer): ConnectInfo<Peer>,
-    headers: HeaderMap,
-) -> Response {
-    if let Err(r) = authenticated(&server, &peer, &headers).await {
-        return r;
-    }
+async fn openapi_v2() -> Response {
     axum::Json(json!({
         "swagger": "2.0",
         "info": { "title": "Kueue visibility-server", "version": env!("CARGO_PKG_VERSION") },
@@ -334,14 +331,7 @@ async fn openapi_v2(
     .into_response()
 }
 
-async fn openapi_v3(
-    State(server): State<Arc<Server>>,
-    ConnectInfo(peer): ConnectInfo<Peer>,
-    headers: HeaderMap,
-) -> Response {
-    if let Err(r) = authenticated(&server, &peer, &headers).await {
-        return r;
-    }
+async fn openapi_v3() -> Response {
     axum::Json(json!({ "paths": {} })).into_response()
 }
 
@@ -361,33 +351,22 @@ fn page_of(query: &HashMap<String, String>) -> Result<Page, String> {
 
 async fn cluster_queue(
     State(server): State<Arc<Server>>,
-    ConnectInfo(peer): ConnectInfo<Peer>,
-    headers: HeaderMap,
+    Extension(user): Extension<UserInfo>,
     Path((version, name)): Path<(String, String)>,
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
-    list(
-        &server,
-        &peer,
-        &headers,
-        &version,
-        Queue::ClusterQueue(name),
-        &query,
-    )
-    .await
+    list(&server, &user, &version, Queue::ClusterQueue(name), &query).await
 }
 
 async fn local_queue(
     State(server): State<Arc<Server>>,
-    ConnectInfo(peer): ConnectInfo<Peer>,
-    headers: HeaderMap,
+    Extension(user): Extension<UserInfo>,
     Path((version, namespace, name)): Path<(String, String, String)>,
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
     list(
         &server,
-        &peer,
-        &headers,
+        &user,
         &version,
         Queue::LocalQueue { namespace, name },
         &query,
@@ -397,16 +376,11 @@ async fn local_queue(
 
 async fn list(
     server: &Server,
-    peer: &Peer,
-    headers: &HeaderMap,
+    user: &UserInfo,
     version: &str,
     queue: Queue,
     query: &HashMap<String, String>,
 ) -> Response {
-    let user = match authenticated(server, peer, headers).await {
-        Ok(u) => u,
-        Err(r) => return r,
-    };
     if !VERSIONS.contains(&version) {
         return not_found_path().await;
     }
@@ -426,7 +400,7 @@ async fn list(
         verb: Some("get".into()),
         ..ResourceAttributes::default()
     }));
-    match server.auth.authorize(&user, &access).await {
+    match server.auth.authorize(user, &access).await {
         Ok(()) => {}
         Err((StatusCode::FORBIDDEN, _)) => {
             let scope = match &namespace {

@@ -211,6 +211,12 @@ impl Cluster {
         &self.kubeconfig
     }
 
+    /// The CA that signed the API server's serving certificate (PEM): what a pod finds at
+    /// `/var/run/secrets/kubernetes.io/serviceaccount/ca.crt`.
+    pub fn ca_cert_path(&self) -> PathBuf {
+        self.dir.join("pki").join("ca.crt")
+    }
+
     /// `https://127.0.0.1:<port>`.
     pub fn server_url(&self) -> &str {
         &self.server

@@ -18,6 +18,8 @@
 //! - [`invariants`]: the invariant checker (quotas, pods only with admission, one Workload per
 //!   Job, no double admission, namespace selectors, admissions lost only by eviction) and the
 //!   fault tests' final check (every Job ran to completion exactly once).
+//! - [`image`]: the controller image built by `scripts/image.sh` and unpacked; [`pod`]: a
+//!   kubelet stand-in that runs a pod template's container from that root filesystem.
 //!
 //! A test that needs the control plane carries
 //! `#[cfg_attr(skip_cluster_tests, ignore = "...")]` (see `build.rs`), so with
@@ -51,6 +53,8 @@ pub mod controller;
 #[cfg(feature = "cli")]
 pub mod https;
 #[cfg(feature = "cli")]
+pub mod image;
+#[cfg(feature = "cli")]
 pub mod invariants;
 #[cfg(feature = "cli")]
 pub mod kwok;
@@ -58,6 +62,8 @@ pub mod kwok;
 pub mod live;
 #[cfg(feature = "cli")]
 pub mod pki;
+#[cfg(feature = "cli")]
+pub mod pod;
 #[cfg(feature = "cli")]
 pub mod process;
 #[cfg(feature = "cli")]
