@@ -1,11 +1,11 @@
 //! Typed reads and writes of single kinds for the user commands: list, get, create, merge
 //! patch and delete, on a [`Connection`], under the commands' field manager.
 //!
-//! The Kueue kinds are typed in v1beta1 (the internal form). On a cluster that serves only
-//! v1beta2 (a future upstream's CRDs) their requests go to v1beta2 instead, each object
-//! converted on the way out and back with upstream's rules ([`convert_object`]); a merge
-//! patch is sent as it is, so the commands patch only fields spelled the same in both
-//! versions (`spec.stopPolicy`, `spec.active`, metadata).
+//! The Kueue kinds are typed in v1beta1 (the internal form). On a cluster that serves v1beta2
+//! their requests go to v1beta2 (see [`super::versions`]), each object converted on the way
+//! out and back with upstream's rules ([`convert_object`]); a merge patch is sent as it is,
+//! so the commands patch only fields spelled the same in both versions (`spec.stopPolicy`,
+//! `spec.active`, metadata).
 //!
 //! Invariants: a missing object is `Ok(None)` (or `Ok(false)` for a delete), never an error;
 //! every other failure is an error that says what failed on what ([`describe`]); a server dry
@@ -111,7 +111,7 @@ fn patch_params(server_dry_run: bool) -> PatchParams {
 }
 
 /// Where a kind's requests go: its own version, or (a Kueue kind on a cluster that serves
-/// only v1beta2) v1beta2, every object converted both ways.
+/// v1beta2) v1beta2, every object converted both ways.
 enum Served<K> {
     Own(Api<K>),
     V1beta2(Api<DynamicObject>),
@@ -222,7 +222,7 @@ impl Connection {
         }
     }
 
-    /// Where `K`'s requests go (`own` unless `K` is a Kueue kind and the cluster serves only
+    /// Where `K`'s requests go (`own` unless `K` is a Kueue kind and the cluster serves
     /// v1beta2; then in `namespace`, or in every namespace / cluster-wide).
     async fn served<K: Object>(
         &self,

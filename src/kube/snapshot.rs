@@ -1,8 +1,8 @@
 //! Reads the cluster's Kueue objects, queue-labelled Jobs, Namespaces and Nodes into an
 //! [`Inventory`], the same picture `simulate` builds from files, and the [`Snapshot`] the
 //! commands show; and a stream that ticks whenever one of the kinds `status -w` shows changes.
-//! The Kueue kinds are read in v1beta1 when the cluster serves it, else in v1beta2 and
-//! converted ([`super::versions`]).
+//! The Kueue kinds are read in v1beta2 when the cluster serves it (converted to the internal
+//! form), else in v1beta1 ([`super::versions`]).
 
 use anyhow::Context;
 use futures::StreamExt;
@@ -134,8 +134,9 @@ pub async fn read_inventory(client: &Client) -> anyhow::Result<Inventory> {
     Ok(inv)
 }
 
-/// [`read_inventory`] from a cluster that serves only v1beta2: the Kueue kinds read in
-/// v1beta2 and converted to the internal form (upstream's conversion, losses included).
+/// [`read_inventory`] from a cluster that serves v1beta2: the Kueue kinds read in v1beta2
+/// and converted to the internal form (upstream's conversion, what a v1beta1 read through
+/// the conversion webhook gives).
 async fn read_inventory_v1beta2(client: &Client) -> anyhow::Result<Inventory> {
     use crate::api::convert;
     use crate::api::v1beta2 as v2;

@@ -1,8 +1,9 @@
 //! Which versions of `kueue.x-k8s.io` the API server serves (discovery), and the one the
-//! live commands and the controller use: v1beta1 when served (this product's internal form:
-//! no conversion on our side, the cluster's webhook converts), else v1beta2, read and
-//! converted here with [`crate::api::convert`] (a cluster of a future upstream that dropped
-//! v1beta1).
+//! user commands read and write: v1beta2 when served (the version upstream stores since
+//! v0.16: reads need no conversion webhook, and it works the same once upstream drops
+//! v1beta1), converted to and from the internal form (v1beta1) here with
+//! [`crate::api::convert`], the rules the conversion webhook applies; else v1beta1 (older
+//! installs). The controller watches and writes v1beta1 (see `controller::run`).
 //!
 //! Data in: the API server's group list. Data out: the served versions, oldest first.
 
@@ -36,9 +37,9 @@ pub fn served_in(
     out
 }
 
-/// The version to read in: v1beta1 when served, else v1beta2, else `None`.
+/// The version the user commands use: v1beta2 when served, else v1beta1, else `None`.
 pub fn preferred(served: &[KueueVersion]) -> Option<KueueVersion> {
-    [KueueVersion::V1beta1, KueueVersion::V1beta2]
+    [KueueVersion::V1beta2, KueueVersion::V1beta1]
         .into_iter()
         .find(|v| served.contains(v))
 }
@@ -59,10 +60,12 @@ mod tests {
     }
 
     #[test]
-    fn v1beta1_when_served_else_v1beta2() {
+    fn v1beta2_when_served_else_v1beta1() {
         let both = served_in(&groups(&["v1beta2", "v1beta1"]));
         assert_eq!(both, [KueueVersion::V1beta1, KueueVersion::V1beta2]);
-        assert_eq!(preferred(&both), Some(KueueVersion::V1beta1));
+        assert_eq!(preferred(&both), Some(KueueVersion::V1beta2));
+        let v1 = served_in(&groups(&["v1beta1"]));
+        assert_eq!(preferred(&v1), Some(KueueVersion::V1beta1));
         let v2 = served_in(&groups(&["v1beta2", "v1"]));
         assert_eq!(v2, [KueueVersion::V1beta2]);
         assert_eq!(preferred(&v2), Some(KueueVersion::V1beta2));
