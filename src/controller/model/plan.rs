@@ -157,8 +157,6 @@ pub enum Effect {
     /// An Event on the Workload's Job.
     JobEvent(EventText),
     Metric(MetricUpdate),
-    /// A Workload no Job owns has no pods to wait for: clear its reservation next.
-    ReleaseNow,
     /// The reservation was cleared: the engine gives the quota back.
     ReleaseQuota,
     /// `Finished` was written (with this reason): the engine gives the quota back.

@@ -238,7 +238,6 @@ impl Ctx<'_> {
                 }
             }
             Effect::Metric(update) => self.metric(update),
-            Effect::ReleaseNow => self.release(key),
             Effect::ReleaseQuota => {
                 if self.m.engine.release(key) {
                     tracing::info!(

@@ -118,7 +118,7 @@ fn an_evicted_jobs_workload_is_released_only_once_its_pods_are_gone() {
         is("True", "InClusterQueue")
     );
     assert!(
-        !eviction.effects.contains(&Effect::ReleaseNow),
+        !eviction.effects.contains(&Effect::ReleaseQuota) && eviction.status.admission.is_some(),
         "a Job's Workload waits for its pods"
     );
     assert!(

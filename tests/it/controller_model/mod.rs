@@ -188,7 +188,7 @@ fn a_failed_admission_write_gives_the_quota_back_and_backs_off() {
 }
 
 #[test]
-fn a_preempted_plain_workload_gives_its_quota_back_once_the_eviction_is_written() {
+fn a_preempted_plain_workload_is_evicted_and_released_in_one_write() {
     let mut world = World::new();
     cluster(&mut world, "", "cpu", "2");
     world.cache.put_priority_class(priority_class("high", 1000));
@@ -202,14 +202,48 @@ fn a_preempted_plain_workload_gives_its_quota_back_once_the_eviction_is_written(
     high.spec.priority = Some(1000);
     high.spec.priority_class_name = Some("high".into());
     let arrival = world.put_workload(high);
-    let eviction = status_writes(&arrival)["low"][0].clone();
+    let writes = status_writes(&arrival);
+    assert_eq!(writes["low"].len(), 1, "{writes:#?}");
+    let eviction = writes["low"][0].clone();
     assert!(
-        eviction.effects.contains(&Effect::ReleaseNow),
+        eviction.effects.contains(&Effect::ReleaseQuota),
         "no pods to wait for"
+    );
+    assert_eq!(cond(&eviction.status, "Evicted"), is("True", "Preempted"));
+    assert_eq!(
+        cond(&eviction.status, "Preempted"),
+        is("True", "InClusterQueue")
+    );
+    assert_eq!(cond(&eviction.status, "Requeued"), is("True", "Preempted"));
+    assert_eq!(
+        cond(&eviction.status, "QuotaReserved"),
+        is("False", "PendingEvaluation")
+    );
+    assert!(eviction.status.admission.is_none());
+    assert_eq!(
+        eviction
+            .status
+            .scheduling_stats
+            .as_ref()
+            .map(|s| s.evictions.len()),
+        Some(1)
     );
     assert!(eviction.effects.iter().any(|e| matches!(e,
         Effect::Metric(MetricUpdate::Preempted { reason, .. }) if reason == "InClusterQueue")));
-    world.settle(arrival);
+    assert!(holds_quota(&world, "low"), "held until the write lands");
+    let seen = world.settle(arrival);
+    let low_writes = &status_writes(&seen)["low"];
+    let releases = low_writes
+        .iter()
+        .filter(|w| w.effects.contains(&Effect::ReleaseQuota))
+        .count();
+    assert_eq!(releases, 1, "no second (release) write: {seen:#?}");
+    assert!(
+        low_writes[1..]
+            .iter()
+            .all(|w| w.background && w.status.admission.is_none()),
+        "after it only why it waits again: {low_writes:#?}"
+    );
     assert!(!holds_quota(&world, "low"));
     assert!(holds_quota(&world, "high"));
 }
