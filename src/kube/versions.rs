@@ -14,10 +14,12 @@ use crate::api::KueueVersion;
 /// The versions of `kueue.x-k8s.io` served, oldest first (empty: the Kueue API is not
 /// installed).
 pub async fn served(client: &Client) -> anyhow::Result<Vec<KueueVersion>> {
+    // The kube error kept as the source: a timeout is recognised and explained upstream.
     let groups = client
         .list_api_groups()
         .await
-        .map_err(|e| anyhow::anyhow!("cannot discover the API groups: {e}"))?;
+        .map_err(anyhow::Error::new)
+        .map_err(|e| e.context("cannot discover the API groups"))?;
     Ok(served_in(&groups))
 }
 
