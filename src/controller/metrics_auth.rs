@@ -138,8 +138,10 @@ impl MetricsAuth {
         path: &str,
     ) -> Result<(), Refusal> {
         let unauthorized = || (StatusCode::UNAUTHORIZED, "Unauthorized".to_string());
-        let token = bearer(authorization).ok_or_else(unauthorized)?;
-        let user = self.authenticate(token).await?.ok_or_else(unauthorized)?;
+        let user = self
+            .authenticate_header(authorization)
+            .await?
+            .ok_or_else(unauthorized)?;
         let access = Access::Path {
             verb: verb.to_string(),
             path: path.to_string(),

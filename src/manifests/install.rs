@@ -165,11 +165,8 @@ fn policy() -> Vec<Value> {
     ]
 }
 
-/// The controller pods' labels, as the Services select them.
-fn pod_selector() -> Value {
-    json!({ "app.kubernetes.io/name": "kubectl-kueue", "app.kubernetes.io/component": "controller" })
-}
-
+/// The labels of everything `install` creates, the controller's pods included: the
+/// Deployment and the Services select the pods by them.
 fn labels() -> Value {
     json!({ "app.kubernetes.io/name": "kubectl-kueue", "app.kubernetes.io/component": "controller" })
 }
@@ -284,7 +281,7 @@ fn crd_names(kinds: Option<&[&str]>) -> Vec<String> {
 }
 
 fn controller(namespace: &str, image: &str, replicas: i32) -> Vec<Value> {
-    let selector = pod_selector();
+    let selector = labels();
     vec![
         json!({
             "apiVersion": "v1", "kind": "ConfigMap",
@@ -378,8 +375,7 @@ pub fn manifests(namespace: &str, args: &InstallOptions) -> Result<Vec<Value>, S
     out.extend(super::visibility::rbac(namespace, CONTROLLER, &labels()));
     if !args.without_controller {
         out.extend(controller(namespace, &args.image, args.replicas));
-        let selector = pod_selector();
-        out.extend(super::visibility::serving(namespace, &selector, &labels()));
+        out.extend(super::visibility::serving(namespace, &labels(), &labels()));
     }
     out.extend(policy());
     out.extend(super::validation::policies(namespace, &labels()));

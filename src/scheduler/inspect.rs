@@ -92,12 +92,7 @@ impl Engine {
                     }
                 }
                 let queue: Vec<WorkloadKey> = if with_order {
-                    self.queues[id]
-                        .ordered()
-                        .iter()
-                        .filter_map(|k| self.wls[k.id].as_ref())
-                        .map(|s| s.key.clone())
-                        .collect()
+                    self.queue_in_order(id).map(|s| s.key.clone()).collect()
                 } else {
                     Vec::new()
                 };
@@ -127,14 +122,15 @@ impl Engine {
     /// such ClusterQueue. Sorts one queue; visits no other workload.
     pub fn pending_in_order(&self, cq: &str) -> Option<Vec<&super::model::Workload>> {
         let id = *self.cq_ids.get(cq)?;
-        Some(
-            self.queues[id]
-                .ordered()
-                .iter()
-                .filter_map(|k| self.wls[k.id].as_ref())
-                .map(|s| &s.w)
-                .collect(),
-        )
+        Some(self.queue_in_order(id).map(|s| &s.w).collect())
+    }
+
+    /// The pending workloads of the ClusterQueue `id`, in the scheduler's order.
+    fn queue_in_order(&self, id: super::id::CqId) -> impl Iterator<Item = &super::state::WlState> {
+        self.queues[id]
+            .ordered()
+            .into_iter()
+            .filter_map(|k| self.wls[k.id].as_ref())
     }
 
     /// The ClusterQueue a LocalQueue points to (which may not exist), or `None` when there

@@ -94,18 +94,6 @@ where
         .unwrap_or_else(|e| panic!("patch {name}: {e}"));
 }
 
-fn raw(cluster: &Cluster, path: &str) -> Result<Value, String> {
-    let out = cluster
-        .kubectl()
-        .args(["get", "--raw", path])
-        .output()
-        .unwrap();
-    if !out.status.success() {
-        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
-    }
-    serde_json::from_slice(&out.stdout).map_err(|e| e.to_string())
-}
-
 fn proc_status(pid: u32, field: &str) -> String {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
     status
@@ -349,9 +337,10 @@ spec:
     let pending_name = pending.metadata.name.clone().unwrap();
 
     // Read back as v1beta1: the webhook converts the stored v1beta2 Workloads.
-    let v1beta1 = raw(
+    let v1beta1 = get_raw(
         &cluster,
         &format!("/apis/kueue.x-k8s.io/v1beta1/namespaces/{ns}/workloads"),
+        None,
     )
     .expect("v1beta1 Workloads");
     assert_eq!(v1beta1["items"].as_array().unwrap().len(), 2);
@@ -366,9 +355,10 @@ spec:
 
     // The pending one's position, from the pod, through the aggregation layer.
     let list = eventually(Some(&cluster), T, "the visibility API answers", || async {
-        raw(
+        get_raw(
             &cluster,
             "/apis/visibility.kueue.x-k8s.io/v1beta2/clusterqueues/cq/pendingworkloads",
+            None,
         )
         .ok()
     })

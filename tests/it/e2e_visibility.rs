@@ -12,35 +12,13 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::support::apply::apply_yaml;
-use crate::support::cluster::{Cluster, ClusterBuilder};
+use crate::support::cluster::ClusterBuilder;
 use crate::support::controller::*;
 use crate::support::eventually;
 use crate::support::process::free_port;
 
 const T: Duration = Duration::from_secs(60);
 const GROUP: &str = "visibility.kueue.x-k8s.io";
-
-/// `kubectl get --raw PATH` (with `kubeconfig`, else the admin's): the parsed answer, or the
-/// error text.
-fn raw(
-    cluster: &Cluster,
-    path: &str,
-    kubeconfig: Option<&std::path::Path>,
-) -> Result<Value, String> {
-    let mut cmd = cluster.kubectl();
-    if let Some(k) = kubeconfig {
-        cmd.env("KUBECONFIG", k);
-    }
-    let out = cmd
-        .args(["get", "--raw", path])
-        .output()
-        .expect("run kubectl");
-    if !out.status.success() {
-        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
-    }
-    serde_json::from_slice(&out.stdout)
-        .map_err(|e| format!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
-}
 
 fn names_and_positions(v: &Value) -> Vec<(String, i64, i64, String)> {
     v["items"]
@@ -162,7 +140,7 @@ spec: {{ clusterQueue: vis }}
         T,
         "the first workload admitted (nothing pending)",
         || {
-            let r = raw(&cluster, &cq_path, None);
+            let r = get_raw(&cluster, &cq_path, None);
             async move {
                 r.ok()
                     .filter(|v| v["items"].as_array().is_some_and(|a| a.is_empty()))
@@ -195,7 +173,7 @@ spec: {{ clusterQueue: vis }}
         T,
         "four pending workloads in the ClusterQueue's list",
         || {
-            let r = raw(&cluster, &cq_path, None);
+            let r = get_raw(&cluster, &cq_path, None);
             async move {
                 r.ok()
                     .filter(|v| v["items"].as_array().is_some_and(|a| a.len() == 4))
@@ -211,7 +189,7 @@ spec: {{ clusterQueue: vis }}
     assert!(answer["items"][0]["metadata"]["creationTimestamp"].is_string());
 
     // v1beta1, a page of the ClusterQueue's list (positions stay the whole list's).
-    let page = raw(
+    let page = get_raw(
         &cluster,
         &format!("/apis/{GROUP}/v1beta1/clusterqueues/vis/pendingworkloads?offset=1&limit=2"),
         None,
@@ -221,7 +199,7 @@ spec: {{ clusterQueue: vis }}
     assert_eq!(names_and_positions(&page), want[1..3].to_vec());
 
     // A LocalQueue's list, and a page of it.
-    let lq = raw(
+    let lq = get_raw(
         &cluster,
         &format!("/apis/{GROUP}/v1beta2/namespaces/{ns}/localqueues/lq1/pendingworkloads"),
         None,
@@ -231,11 +209,11 @@ spec: {{ clusterQueue: vis }}
         names_and_positions(&lq),
         vec![want[0].clone(), want[1].clone(), want[3].clone()]
     );
-    let lq_page = raw(&cluster, &format!("/apis/{GROUP}/v1beta2/namespaces/{ns}/localqueues/lq1/pendingworkloads?offset=1&limit=1"), None).unwrap();
+    let lq_page = get_raw(&cluster, &format!("/apis/{GROUP}/v1beta2/namespaces/{ns}/localqueues/lq1/pendingworkloads?offset=1&limit=1"), None).unwrap();
     assert_eq!(names_and_positions(&lq_page), vec![want[1].clone()]);
 
     // Unknown queues: upstream's NotFound.
-    let missing = raw(
+    let missing = get_raw(
         &cluster,
         &format!("/apis/{GROUP}/v1beta2/clusterqueues/nope/pendingworkloads"),
         None,
@@ -247,7 +225,7 @@ spec: {{ clusterQueue: vis }}
     );
 
     // Discovery, through the API server.
-    let resources = raw(&cluster, &format!("/apis/{GROUP}/v1beta2"), None).unwrap();
+    let resources = get_raw(&cluster, &format!("/apis/{GROUP}/v1beta2"), None).unwrap();
     let names: Vec<&str> = resources["resources"]
         .as_array()
         .unwrap()
@@ -274,7 +252,7 @@ metadata: {{ name: reader, namespace: {ns} }}
     apply_yaml(&client, &sa, &ns).await.unwrap();
     let reader = service_account_kubeconfig(&cluster, &ns, "reader", None).await;
     let lq_path = format!("/apis/{GROUP}/v1beta2/namespaces/{ns}/localqueues/lq2/pendingworkloads");
-    let denied = raw(&cluster, &lq_path, Some(reader.path())).unwrap_err();
+    let denied = get_raw(&cluster, &lq_path, Some(reader.path())).unwrap_err();
     assert!(
         denied.contains("forbidden") || denied.contains("Forbidden"),
         "{denied}"
@@ -294,13 +272,13 @@ subjects: [{{ kind: ServiceAccount, name: reader, namespace: {ns} }}]
         Duration::from_secs(90),
         "the bound reader reads the LocalQueue's list",
         || {
-            let r = raw(&cluster, &lq_path, Some(reader.path()));
+            let r = get_raw(&cluster, &lq_path, Some(reader.path()));
             async move { r.ok() }
         },
     )
     .await;
     assert_eq!(names_and_positions(&allowed), vec![want[2].clone()]);
-    let cq_denied = raw(&cluster, &cq_path, Some(reader.path())).unwrap_err();
+    let cq_denied = get_raw(&cluster, &cq_path, Some(reader.path())).unwrap_err();
     assert!(
         cq_denied.contains("forbidden") || cq_denied.contains("Forbidden"),
         "{cq_denied}"

@@ -244,6 +244,28 @@ pub fn kubectl(cluster: &Cluster, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// `kubectl get --raw PATH` (with `kubeconfig`, else the admin's): the parsed answer, or the
+/// error text.
+pub fn get_raw(
+    cluster: &Cluster,
+    path: &str,
+    kubeconfig: Option<&std::path::Path>,
+) -> Result<serde_json::Value, String> {
+    let mut cmd = cluster.kubectl();
+    if let Some(k) = kubeconfig {
+        cmd.env("KUBECONFIG", k);
+    }
+    let out = cmd
+        .args(["get", "--raw", path])
+        .output()
+        .expect("run kubectl");
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    serde_json::from_slice(&out.stdout)
+        .map_err(|e| format!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
 pub fn repo_path(rel: &str) -> PathBuf {
     crate::support::repo_root().join(rel)
 }
