@@ -69,6 +69,8 @@ pub struct Converted {
     pub workloads: Vec<WorkloadEntry>,
     pub rejected_jobs: Vec<RejectedJob>,
     pub warnings: Vec<String>,
+    /// The input's Nodes, for the capacity checks (the scheduler never reads them).
+    pub nodes: Vec<super::nodes::NodeInfo>,
 }
 
 pub fn millis(t: &Time) -> Millis {
@@ -664,6 +666,7 @@ pub fn convert(inv: &Inventory, opts: &ConvertOptions) -> Result<Converted, Inpu
     let config = inv.config.as_ref().map(|c| &c.obj);
     let mut out = Converted {
         warnings: inv.warnings.clone(),
+        nodes: super::nodes::read(inv)?,
         ..Default::default()
     };
     out.state.config = scheduler_config(config, opts.strict_namespace_selector);

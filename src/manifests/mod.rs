@@ -16,6 +16,7 @@ pub mod inventory;
 pub mod job;
 pub mod key;
 mod kueue_documents;
+pub mod nodes;
 pub mod pod;
 pub mod priority;
 pub mod requests;

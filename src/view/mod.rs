@@ -8,6 +8,7 @@
 //! (Workload conditions and admissions, queue specs), so it is right on clusters run by our
 //! controller and by upstream Kueue's alike.
 
+pub mod capacity;
 pub mod forecast;
 pub mod list;
 pub mod pending_workloads;
