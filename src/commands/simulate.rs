@@ -191,7 +191,7 @@ pub fn run(global: &GlobalArgs, args: SimulateArgs) -> CliResult {
         None => OutputVersion::AsInput,
     };
     let printer = Printer::new(args.output, args.no_headers, global.color);
-    if !printer.data(&sim.output_in(version))? {
+    if !printer.data(&crate::output::simulate::data(&sim, version))? {
         match args.output {
             OutputFormat::Name => {
                 for item in sim.output()["items"].as_array().into_iter().flatten() {

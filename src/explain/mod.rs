@@ -485,7 +485,12 @@ pub fn explain(
             .collect();
         p.details = engine.why_no_candidates(&id, &needed);
     }
-    let nodes = nodes::check(&inv, &w, ev.assignment.as_ref());
+    let nodes = nodes::check(
+        &converted.state,
+        &converted.nodes,
+        &w,
+        ev.assignment.as_ref(),
+    );
     let next_steps = if state == State::Pending {
         suggest::next_steps(&inv, &engine, &id, &ev, &problems, opts)
     } else {
@@ -517,7 +522,8 @@ pub fn explain(
         waiting_for_pods_ready,
         estimated_start: (state == State::Pending)
             .then(|| {
-                let fc = crate::view::forecast::run(&inv, &converted.state, opts.now);
+                let fc =
+                    crate::view::forecast::run(&inv, &converted.state, &converted.nodes, opts.now);
                 crate::view::forecast::start_estimate(&fc, &id)
             })
             .flatten(),

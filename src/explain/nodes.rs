@@ -1,15 +1,20 @@
 //! Do nodes carrying a flavor's labels exist, and could one of them hold one pod? Quota says
 //! nothing about that; a flavor whose nodes are missing or too small admits workloads
 //! whose pods then never schedule.
+//!
+//! The node matching is [`crate::view::capacity`]'s (labels, cordoned nodes, allocatable
+//! rounded down); this module only picks the flavors the assignment considered and checks
+//! every request of the workload's largest pod against each of them.
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::manifests::Inventory;
+use crate::manifests::nodes::NodeInfo;
 use crate::scheduler::decision::Assignment;
-use crate::scheduler::model::Workload;
-use crate::scheduler::quantity::{Amount, format_amount, parse_amount};
+use crate::scheduler::model::{ClusterState, Workload};
+use crate::scheduler::quantity::{Amount, format_amount};
+use crate::view::capacity::Checker;
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
@@ -25,8 +30,13 @@ pub struct NodeCheck {
 }
 
 /// Checks the flavors the assignment considered, when the input has Node objects.
-pub fn check(inv: &Inventory, w: &Workload, assignment: Option<&Assignment>) -> Vec<NodeCheck> {
-    if inv.nodes.is_empty() {
+pub fn check(
+    state: &ClusterState,
+    nodes: &[NodeInfo],
+    w: &Workload,
+    assignment: Option<&Assignment>,
+) -> Vec<NodeCheck> {
+    if nodes.is_empty() {
         return Vec::new();
     }
     let mut per_pod: BTreeMap<String, Amount> = BTreeMap::new();
@@ -46,54 +56,26 @@ pub fn check(inv: &Inventory, w: &Workload, assignment: Option<&Assignment>) -> 
             flavors.push(a.flavor.clone());
         }
     }
+    let checker = Checker::new(state, nodes);
     let mut out = Vec::new();
     for f in flavors {
-        let Some(flavor) = inv
-            .flavors
-            .iter()
-            .find(|x| x.obj.metadata.name.as_deref() == Some(f.as_str()))
-        else {
+        let Some(flavor) = state.flavors.get(&f) else {
             continue;
         };
-        let labels = flavor.obj.spec.node_labels.clone();
-        let matching: Vec<BTreeMap<String, Amount>> = inv
-            .nodes
-            .iter()
-            .filter(|n| {
-                let nl = n.obj.metadata.labels.clone().unwrap_or_default();
-                labels.iter().all(|(k, v)| nl.get(k) == Some(v))
-                    && !n
-                        .obj
-                        .spec
-                        .as_ref()
-                        .and_then(|s| s.unschedulable)
-                        .unwrap_or(false)
-            })
-            .map(|n| {
-                let status = n.obj.status.clone().unwrap_or_default();
-                let alloc = status.allocatable.or(status.capacity).unwrap_or_default();
-                alloc
-                    .iter()
-                    .filter_map(|(r, q)| Some((r.clone(), parse_amount(r, &q.0).ok()?)))
-                    .collect()
+        let matching: Vec<&NodeInfo> = checker.matching(&f).collect();
+        let largest: BTreeMap<String, Amount> = per_pod
+            .keys()
+            .map(|r| {
+                let m = matching.iter().map(|n| n.allocatable_of(r)).max();
+                (r.clone(), m.unwrap_or_default())
             })
             .collect();
-        let mut largest: BTreeMap<String, Amount> = BTreeMap::new();
-        for n in &matching {
-            for r in per_pod.keys() {
-                let v = n.get(r).copied().unwrap_or_default();
-                let e = largest.entry(r.clone()).or_default();
-                *e = (*e).max(v);
-            }
-        }
-        let one_pod_fits = matching.iter().any(|n| {
-            per_pod
-                .iter()
-                .all(|(r, v)| *v <= n.get(r).copied().unwrap_or_default())
-        });
+        let one_pod_fits = matching
+            .iter()
+            .any(|n| per_pod.iter().all(|(r, v)| *v <= n.allocatable_of(r)));
         out.push(NodeCheck {
             flavor: f,
-            node_labels: labels,
+            node_labels: flavor.node_labels.clone(),
             matching_nodes: matching.len(),
             largest_allocatable: largest
                 .iter()

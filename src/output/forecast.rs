@@ -161,6 +161,13 @@ pub fn section(s: &StartEstimate) -> Vec<String> {
             "not expected to start even once everything running now has finished: {reason}: {message}"
         )),
     }
+    if let Some(p) = &s.capacity {
+        lines.push(format!(
+            "but {}: {}",
+            super::capacity::consequence(p),
+            super::capacity::reason(p)
+        ));
+    }
     if let Some(cq) = &e.cluster_queue {
         let mut line = format!("in ClusterQueue {cq} on flavor {}", e.flavors.join(", "));
         if !e.preempts.is_empty() {

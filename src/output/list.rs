@@ -145,7 +145,10 @@ pub fn workloads(
             p.plain(&r.cluster_queue),
             status,
             p.plain(r.position.map(|x| x.to_string()).unwrap_or_default()),
-            p.plain(super::forecast::cell(r.estimated_start.as_ref(), now)),
+            p.plain(super::capacity::start_cell(
+                super::forecast::cell(r.estimated_start.as_ref(), now),
+                r.capacity.as_ref(),
+            )),
             p.plain(r.exec_time.map(human_duration).unwrap_or_default()),
             p.plain(age(r.age)),
         ]);

@@ -2,6 +2,7 @@
 //! colors only on a terminal (`NO_COLOR`, `--color`), `-o json|yaml|name`, and error text.
 //! Wording of explanations lives here, next to the data the engine returns.
 
+pub mod capacity;
 pub mod explain;
 pub mod forecast;
 pub mod list;

@@ -8,8 +8,8 @@ use std::fmt::Write;
 use crate::scheduler::decision::{Blocked, Decision, PendingDetail};
 use crate::scheduler::quantity::{Amount, format_amount};
 use crate::scheduler::{Engine, WorkloadKey};
-use crate::simulate::Simulation;
 use crate::simulate::result::History;
+use crate::simulate::{OutputVersion, Simulation};
 
 use super::{Paint, bar, finish, table};
 
@@ -116,6 +116,19 @@ fn lq_of(engine: &Engine, key: &str) -> String {
         .workload(&id(key))
         .map(|w| w.queue_name.clone())
         .unwrap_or_default()
+}
+
+/// The `-o json|yaml` document: the resulting objects as a `v1 List`, with the capacity
+/// check beside `items` when the input has Nodes (readers of a List take only `items`, so
+/// the output still reads back as input).
+pub fn data(sim: &Simulation, version: OutputVersion) -> serde_json::Value {
+    let mut list = sim.output_in(version);
+    if let Some(c) = crate::view::capacity::of_simulation(sim)
+        && let Ok(v) = serde_json::to_value(c)
+    {
+        list["capacity"] = v;
+    }
+    list
 }
 
 pub fn render(
@@ -341,6 +354,11 @@ pub fn render(
             ]);
         }
         let _ = writeln!(out, "{}", finish(&mut t));
+    }
+
+    // Physical capacity, when the input has Nodes.
+    if let Some(c) = crate::view::capacity::of_simulation(sim) {
+        out.push_str(&super::capacity::section(&c, no_headers, color));
     }
 
     // What the edits change.

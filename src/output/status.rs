@@ -139,6 +139,17 @@ pub fn render(v: &StatusView, wide: bool, no_headers: bool, color: bool) -> Stri
         let _ = writeln!(out);
     }
 
+    if let Some(c) = &v.capacity {
+        let lines = super::capacity::lines(c);
+        if let Some((title, findings)) = lines.split_first() {
+            let _ = writeln!(out, "{}", p.title(title));
+            for l in findings {
+                let _ = writeln!(out, "{l}");
+            }
+            let _ = writeln!(out);
+        }
+    }
+
     let scope = v
         .namespace
         .as_deref()
@@ -238,7 +249,10 @@ pub fn render(v: &StatusView, wide: bool, no_headers: bool, color: bool) -> Stri
                         .map(super::time::human_duration)
                         .unwrap_or_default(),
                 ),
-                p.plain(super::forecast::cell(w.estimated_start.as_ref(), v.now)),
+                p.plain(super::capacity::start_cell(
+                    super::forecast::cell(w.estimated_start.as_ref(), v.now),
+                    w.capacity.as_ref(),
+                )),
                 p.plain(w.flavors.join(",")),
                 p.plain(&w.reason),
             ]);

@@ -91,7 +91,7 @@ pub struct FlavorCapacity {
 }
 
 /// A pod set that does not fit the nodes of its flavors.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PodFit {
     pub workload: String,
@@ -452,6 +452,32 @@ pub fn report<'w>(
         flavors,
         findings,
     })
+}
+
+/// The check on a simulation's result: the (edited) quota, and every workload not finished
+/// where the run left it (holding quota: its admission; pending: any flavor of its queue).
+pub fn of_simulation(sim: &crate::simulate::Simulation) -> Option<Capacity> {
+    let state = &sim.converted.state;
+    let placed = sim
+        .after
+        .workloads()
+        .filter(|w| !w.finished)
+        .filter_map(|w| {
+            if sim.after.holding_queue(&w.key()).is_some() {
+                return Some((w, Placement::Admitted(w.admission.as_ref()?)));
+            }
+            let lq = state
+                .local_queues
+                .get(&(w.namespace.clone(), w.queue_name.clone()))?;
+            Some((
+                w,
+                Placement::Pending {
+                    cluster_queue: &lq.cluster_queue,
+                    flavors: &[],
+                },
+            ))
+        });
+    report(state, &sim.converted.nodes, placed)
 }
 
 #[cfg(test)]

@@ -3,14 +3,19 @@
 //! the runtimes it rests on.
 //!
 //! Invariants: one forecast per snapshot (every row of a table comes from the same run);
-//! `now` is the snapshot's; only pending workloads have an estimate.
+//! `now` is the snapshot's; only pending workloads have an estimate. When Nodes are known, an
+//! estimate whose pods cannot be placed on the nodes of its forecast flavors carries the
+//! finding ([`crate::view::capacity`]); the forecast itself is upstream's quota-only answer
+//! and is never changed by it.
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::capacity::{Checker, Placement, PodFit};
 use super::snapshot::Snapshot;
 use crate::manifests::Inventory;
+use crate::manifests::nodes::NodeInfo;
 use crate::scheduler::key::WorkloadKey;
 use crate::scheduler::model::{ClusterState, Millis};
 use crate::simulate::forecast::{self, Estimate, Forecast, Runtime, sources};
@@ -20,6 +25,8 @@ use crate::simulate::forecast::{self, Estimate, Forecast, Runtime, sources};
 pub struct Forecasted {
     pub forecast: Forecast,
     pub runtimes: BTreeMap<WorkloadKey, Runtime>,
+    /// Pending workloads whose pods do not fit the nodes of their forecast flavors.
+    pub no_fit: BTreeMap<WorkloadKey, PodFit>,
 }
 
 impl Forecasted {
@@ -30,16 +37,60 @@ impl Forecasted {
 
 /// The forecast of every pending workload of the snapshot.
 pub fn of(snap: &Snapshot) -> Forecasted {
-    run(&snap.inventory, &snap.converted.state, snap.now)
+    run(
+        &snap.inventory,
+        &snap.converted.state,
+        &snap.converted.nodes,
+        snap.now,
+    )
 }
 
-/// The forecast on objects already converted to `state`.
-pub fn run(inventory: &Inventory, state: &ClusterState, now: Millis) -> Forecasted {
+/// The forecast on objects already converted to `state`, checked against `nodes`.
+pub fn run(
+    inventory: &Inventory,
+    state: &ClusterState,
+    nodes: &[NodeInfo],
+    now: Millis,
+) -> Forecasted {
     let runtimes = sources::runtimes(inventory, state, now);
+    let forecast = forecast::forecast(state, &runtimes, now);
+    let no_fit = no_fit(state, nodes, &forecast);
     Forecasted {
-        forecast: forecast::forecast(state, &runtimes, now),
+        forecast,
         runtimes,
+        no_fit,
     }
+}
+
+/// The estimates whose pods the nodes of their flavors cannot hold (none without Nodes).
+fn no_fit(state: &ClusterState, nodes: &[NodeInfo], f: &Forecast) -> BTreeMap<WorkloadKey, PodFit> {
+    let mut out = BTreeMap::new();
+    if nodes.is_empty() || f.estimates.is_empty() {
+        return out;
+    }
+    let checker = Checker::new(state, nodes);
+    let workloads: BTreeMap<WorkloadKey, &crate::scheduler::model::Workload> =
+        state.workloads.iter().map(|w| (w.key(), w)).collect();
+    for e in &f.estimates {
+        let Some(w) = workloads.get(&e.workload) else {
+            continue;
+        };
+        let lq_target = state
+            .local_queues
+            .get(&(w.namespace.clone(), w.queue_name.clone()))
+            .map(|lq| lq.cluster_queue.as_str());
+        let Some(cq) = e.cluster_queue.as_deref().or(lq_target) else {
+            continue;
+        };
+        let placement = Placement::Pending {
+            cluster_queue: cq,
+            flavors: &e.flavors,
+        };
+        if let Some(p) = checker.pod_fit(w, placement) {
+            out.insert(e.workload.clone(), p);
+        }
+    }
+    out
 }
 
 /// A runtime the estimate assumes, for one workload.
@@ -64,6 +115,9 @@ pub struct StartEstimate {
     pub upper_bound: bool,
     /// The runtimes of the workloads it waits for (or is blocked by), then its own.
     pub assumptions: Vec<Assumed>,
+    /// Its pods do not fit the nodes of its flavors: admitted on quota, they would not run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<PodFit>,
 }
 
 /// The estimate of `key`, with the runtimes it rests on.
@@ -91,5 +145,6 @@ pub fn start_estimate(fc: &Forecasted, key: &WorkloadKey) -> Option<StartEstimat
         upper_bound: estimate.is_upper_bound(),
         estimate,
         assumptions,
+        capacity: fc.no_fit.get(key).cloned(),
     })
 }

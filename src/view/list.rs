@@ -79,6 +79,8 @@ pub struct WlRow {
     pub age: Option<Millis>,
     /// When a pending workload is expected to start.
     pub estimated_start: Option<Estimate>,
+    /// Its pods do not fit the nodes of its forecast flavors ([`super::capacity`]).
+    pub capacity: Option<super::capacity::PodFit>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -228,6 +230,7 @@ pub fn workloads<'a>(
             exec_time: execution_time(w, snap.now),
             age: age_of(w, snap.now),
             estimated_start: forecast.estimate(&key).cloned(),
+            capacity: forecast.no_fit.get(&key).cloned(),
         };
         Some((w, row))
     }))

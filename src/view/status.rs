@@ -2,6 +2,10 @@
 //! and resource, the LocalQueues, and the workloads with their state, position, wait and
 //! flavor. [`StatusView`] is also the `-o json|yaml` shape; `output::status` lays it out.
 //!
+//! When the snapshot has Nodes, `capacity` holds the physical check ([`super::capacity`]):
+//! quota findings for the flavors of the ClusterQueues shown, and a finding per shown
+//! workload whose pods its flavors' nodes cannot hold (pending: on its forecast flavors).
+//!
 //! Invariants: usage and positions come from the engine run on the snapshot, so the view is
 //! the same on our controller and upstream Kueue's; cohorts are in name order with the
 //! ClusterQueues without one last; workloads are ordered by ClusterQueue, then admitted before
@@ -11,6 +15,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::capacity::{self, Capacity, Finding, Placement, PodFit};
 use super::snapshot::{Reason, Snapshot};
 use super::workload::{WorkloadState, assigned_flavors, local_queue_counts, wait_time};
 use crate::api::workload_status::condition;
@@ -33,6 +38,9 @@ pub struct StatusView {
     pub namespace: Option<String>,
     /// When the objects were read (milliseconds since the epoch): the forecasts start here.
     pub now: i64,
+    /// Quota and workloads checked against the Nodes; absent when there are no Nodes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<Capacity>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -126,6 +134,10 @@ pub struct WorkloadStatus {
     /// When a pending workload is expected to start ([`crate::view::forecast`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub estimated_start: Option<Estimate>,
+    /// Its pods do not fit the nodes of its flavors (with Nodes known): a pending one would be
+    /// admitted on quota and not run, an admitted one's pods stay Pending.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<PodFit>,
 }
 
 /// Builds the view from a snapshot. `namespace` limits LocalQueues and workloads (None: all).
@@ -236,6 +248,8 @@ pub fn build(
         .collect();
     local_queues.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
 
+    let nodes = &snap.converted.nodes;
+    let checker = (!nodes.is_empty()).then(|| capacity::Checker::new(&snap.converted.state, nodes));
     let positions = snap.positions();
     let mut finished_not_shown = 0;
     let mut workloads: Vec<(u8, WorkloadStatus)> = Vec::new();
@@ -298,6 +312,16 @@ pub fn build(
                 reason,
                 message,
                 estimated_start: forecast.estimate(&key).cloned(),
+                capacity: match state {
+                    WorkloadState::Pending => forecast.no_fit.get(&key).cloned(),
+                    WorkloadState::Admitted
+                    | WorkloadState::QuotaReserved
+                    | WorkloadState::Evicted => checker.as_ref().and_then(|c| {
+                        let held = snap.engine.workload(&key)?;
+                        c.pod_fit(held, Placement::Admitted(held.admission.as_ref()?))
+                    }),
+                    _ => None,
+                },
             },
         ));
     }
@@ -317,12 +341,38 @@ pub fn build(
                 &b.name,
             ))
     });
+    let workloads: Vec<WorkloadStatus> = workloads.into_iter().map(|(_, w)| w).collect();
+    let capacity = checker.map(|c| {
+        let flavors = c.flavors();
+        let shown = |f: &Finding| match f {
+            Finding::QuotaExceedsNodes { promised_by, .. } => {
+                only.is_empty() || promised_by.iter().any(|p| wanted(p))
+            }
+            Finding::PodDoesNotFit(_) => true,
+        };
+        let mut findings: Vec<Finding> = capacity::quota_findings(&flavors)
+            .into_iter()
+            .filter(shown)
+            .collect();
+        findings.extend(
+            workloads
+                .iter()
+                .filter_map(|w| w.capacity.clone())
+                .map(Finding::PodDoesNotFit),
+        );
+        Capacity {
+            nodes: nodes.len(),
+            flavors,
+            findings,
+        }
+    });
     StatusView {
         cohorts,
         local_queues,
-        workloads: workloads.into_iter().map(|(_, w)| w).collect(),
+        workloads,
         finished_not_shown,
         namespace: namespace.map(str::to_string),
         now: snap.now,
+        capacity,
     }
 }

@@ -20,6 +20,7 @@ mod api_v1beta2_config;
 mod api_v1beta2_roundtrip;
 mod architecture;
 mod bad_input_fuzz;
+mod cli_capacity;
 mod cli_completion;
 mod cli_config;
 mod cli_errors;
