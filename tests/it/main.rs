@@ -72,6 +72,7 @@ mod leader_fence;
 mod leader_laptop;
 mod leader_race;
 mod live_admin;
+mod live_capacity;
 mod live_explain;
 mod live_forecast;
 mod live_history;
