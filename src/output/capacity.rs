@@ -46,12 +46,12 @@ pub fn reason(p: &PodFit) -> String {
     let nodes = p.matching_nodes;
     if nodes == 0 {
         format!(
-            "one pod{pod_set} needs {} on {flavors}, but no node carries its labels",
+            "one pod{pod_set} needs {} on {flavors} and no node carries its labels",
             p.per_pod.words()
         )
     } else if p.pods_that_fit == 0 {
         let mut s = format!(
-            "one pod{pod_set} needs {} on {flavors}, but none of the {nodes} matching node(s) has that much allocatable (at most {} on one node",
+            "one pod{pod_set} needs {} on {flavors} and none of the {nodes} matching node(s) has that much allocatable (at most {} on one node",
             p.per_pod.words(),
             p.largest_node.words()
         );

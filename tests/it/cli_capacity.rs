@@ -45,7 +45,7 @@ fn simulate_shows_the_flavors_nodes_and_a_pod_no_node_can_hold() {
     let gpu = crate::support::live::row(&out, "nvidia.com/gpu").expect("the gpu row");
     assert_eq!(gpu, ["nvidia.com/gpu", "8", "8", "4"], "{out}");
     assert!(
-        out.contains("! team-b/job-six-gpu-retrain-b9166: one pod needs 6 nvidia.com/gpu on flavor gpu-a100, but none of the 2 matching node(s) has that much allocatable (at most 4 nvidia.com/gpu on one node; 8 nvidia.com/gpu together: split across nodes): once admitted on quota, its pods would not run"),
+        out.contains("! team-b/job-six-gpu-retrain-b9166: one pod needs 6 nvidia.com/gpu on flavor gpu-a100 and none of the 2 matching node(s) has that much allocatable (at most 4 nvidia.com/gpu on one node; 8 nvidia.com/gpu together: split across nodes): once admitted on quota, its pods would not run"),
         "{out}"
     );
 }
@@ -168,7 +168,7 @@ fn explain_annotates_the_estimated_start() {
         .to_string();
     assert!(section.contains("expected to start now"), "{}", r.stdout);
     assert!(
-        section.contains("\n  but once admitted on quota, its pods would not run: one pod needs 6 nvidia.com/gpu on flavor gpu-a100, but none of the 2 matching node(s) has that much allocatable"),
+        section.contains("\n  but once admitted on quota, its pods would not run: one pod needs 6 nvidia.com/gpu on flavor gpu-a100 and none of the 2 matching node(s) has that much allocatable"),
         "{}",
         r.stdout
     );

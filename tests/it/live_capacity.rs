@@ -54,7 +54,7 @@ async fn status_checks_quota_against_the_nodes() {
     );
     assert!(
         out.contains(&format!(
-            "{ns}/wide: one pod needs 6 nvidia.com/gpu on flavor {rf}, but none of the 1 matching node(s) has that much allocatable (at most 4 nvidia.com/gpu on one node)"
+            "{ns}/wide: one pod needs 6 nvidia.com/gpu on flavor {rf} and none of the 1 matching node(s) has that much allocatable (at most 4 nvidia.com/gpu on one node)"
         )),
         "{out}"
     );
