@@ -30,6 +30,10 @@
 //!   required node affinity. With several candidate flavors (a pending workload not yet
 //!   assigned), a node counts when each resource has some candidate flavor it carries: the
 //!   check errs towards "fits".
+//! - "Free quota split across nodes" is judged per workload, not per ClusterQueue: free quota
+//!   larger than any one node is normal on a multi-node cluster and only matters for a pod
+//!   that needs more than a node has; such a finding says `split` when the matching nodes
+//!   together have enough for one pod but no single one does.
 //! - A flavor with a matching node whose size is unknown (no status) gets no quota finding.
 //! - Deterministic: flavors in name order, nodes in input order, findings in a fixed order.
 
