@@ -147,14 +147,17 @@ impl Engine {
                 queues,
                 ..
             } = self;
-            moved += queues[c].retry_inadmissible(|id| {
-                let Some(st) = wls[id].as_ref() else {
-                    return true;
-                };
-                (only_stale && st.evaluated_at == epoch)
-                    || st.w.requeue_blocked
-                    || !namespace_matches(cfg, namespaces, &cqs[c], &st.w.namespace)
-            });
+            let mut stale = |id: WlId| wls[id].as_ref().is_none_or(|st| st.evaluated_at == epoch);
+            moved += queues[c].retry_inadmissible(
+                |id| {
+                    let Some(st) = wls[id].as_ref() else {
+                        return true;
+                    };
+                    st.w.requeue_blocked
+                        || !namespace_matches(cfg, namespaces, &cqs[c], &st.w.namespace)
+                },
+                if only_stale { Some(&mut stale) } else { None },
+            );
         }
         moved
     }
@@ -181,13 +184,16 @@ impl Engine {
                 queues,
                 ..
             } = self;
-            queues[c].retry_inadmissible(|id| {
-                let Some(st) = wls[id].as_ref() else {
-                    return true;
-                };
-                st.w.requeue_blocked
-                    || !namespace_matches(cfg, namespaces, &cqs[c], &st.w.namespace)
-            });
+            queues[c].retry_inadmissible(
+                |id| {
+                    let Some(st) = wls[id].as_ref() else {
+                        return true;
+                    };
+                    st.w.requeue_blocked
+                        || !namespace_matches(cfg, namespaces, &cqs[c], &st.w.namespace)
+                },
+                None,
+            );
         }
     }
 

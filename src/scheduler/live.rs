@@ -29,12 +29,8 @@ impl Engine {
         let mut out: std::collections::BTreeMap<(String, String), LocalPendingCounts> =
             Default::default();
         for q in &self.queues {
-            let ids = q
-                .heap
-                .iter()
-                .map(|k| (k.id, true))
-                .chain(q.inadmissible.keys().map(|id| (*id, false)));
-            for (id, active) in ids {
+            for (key, active) in q.entries() {
+                let id = key.id;
                 let Some(st) = self.wls[id].as_ref() else {
                     continue;
                 };
@@ -58,8 +54,8 @@ impl Engine {
             .zip(&self.queues)
             .map(|(cq, q)| PendingCounts {
                 cluster_queue: cq.name.clone(),
-                active: q.heap.len(),
-                inadmissible: q.inadmissible.len(),
+                active: q.active_len(),
+                inadmissible: q.parked_len(),
             })
             .collect()
     }

@@ -229,8 +229,9 @@ impl Engine {
             }
             let pending_flavors = st.last.as_ref().is_some_and(LastState::pending_flavors);
             let hash = st.hash;
+            let report = self.equivalent_decisions != EquivalentDecisions::Off && !e.preempting;
             let parked_with =
-                self.queues[e.cq].requeue(e.key, hash, reason, pending_flavors, false);
+                self.queues[e.cq].requeue(e.key, hash, reason, pending_flavors, false, report);
             if e.preempting {
                 continue;
             }
@@ -243,10 +244,7 @@ impl Engine {
             let cq_name = self.cqs[e.cq].name.clone();
             let head = self.wl(e.wl).key.clone();
             let mode = self.equivalent_decisions;
-            for id in parked_with
-                .into_iter()
-                .filter(|_| mode != EquivalentDecisions::Off)
-            {
+            for id in parked_with {
                 let reported = &mut self.wl_mut(id).equivalent_reported;
                 let said = reported.replace(e.reason) == Some(e.reason);
                 if mode == EquivalentDecisions::OnChange && said {
