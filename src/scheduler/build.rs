@@ -56,6 +56,8 @@ impl Engine {
             detailed_pending: false,
             equivalent_decisions: EquivalentDecisions::Always,
             epoch: 0,
+            evaluated_in_epoch: (0, Vec::new()),
+            holding_signature: 0,
             pods_ready_parked: false,
             base,
         };

@@ -3,9 +3,10 @@
 //! invariants and retries parked workloads where capacity may have freed, as upstream does
 //! (the whole cohort tree of the ClusterQueue concerned).
 
-use super::id::{CqId, WlId};
+use super::id::{CqId, IdVec, WlId};
 use super::key::WorkloadKey;
 use super::model::{ClusterState, Workload};
+use super::queue::QueueKey;
 use super::state::{Engine, namespace_matches};
 
 impl Engine {
@@ -65,6 +66,7 @@ impl Engine {
         let node = self.cqs[holding.cq].node;
         self.tree.remove_usages(node, &holding.usage);
         self.cqs[holding.cq].holding.remove(&id);
+        self.toggle_holding(id, holding.cq);
         self.cqs[holding.cq].generation += 1;
         self.epoch += 1;
         let mut st = self.wls[id].take().expect("live workload");
@@ -118,6 +120,7 @@ impl Engine {
         let node = self.cqs[h.cq].node;
         self.tree.remove_usages(node, &h.usage);
         self.cqs[h.cq].holding.remove(&id);
+        self.toggle_holding(id, h.cq);
         self.cqs[h.cq].generation += 1;
         Some(h.cq)
     }
@@ -138,6 +141,18 @@ impl Engine {
     fn retry_parked(&mut self, only_stale: bool) -> usize {
         let mut moved = 0;
         let epoch = self.epoch;
+        // Evaluated since quota last changed: a stale sweep keeps them parked.
+        let mut fresh: IdVec<CqId, Vec<QueueKey>> = self.cqs.ids().map(|_| Vec::new()).collect();
+        if only_stale && self.evaluated_in_epoch.0 == epoch {
+            for &id in &self.evaluated_in_epoch.1 {
+                if let Some(st) = self.wls[id].as_ref()
+                    && st.evaluated_at == epoch
+                    && let Some(cq) = st.target_cq
+                {
+                    fresh[cq].push(st.queue_key);
+                }
+            }
+        }
         for c in self.cqs.ids() {
             let Engine {
                 wls,
@@ -147,7 +162,6 @@ impl Engine {
                 queues,
                 ..
             } = self;
-            let mut stale = |id: WlId| wls[id].as_ref().is_none_or(|st| st.evaluated_at == epoch);
             moved += queues[c].retry_inadmissible(
                 |id| {
                     let Some(st) = wls[id].as_ref() else {
@@ -156,7 +170,7 @@ impl Engine {
                     st.w.requeue_blocked
                         || !namespace_matches(cfg, namespaces, &cqs[c], &st.w.namespace)
                 },
-                if only_stale { Some(&mut stale) } else { None },
+                &fresh[c],
             );
         }
         moved
@@ -192,7 +206,7 @@ impl Engine {
                     st.w.requeue_blocked
                         || !namespace_matches(cfg, namespaces, &cqs[c], &st.w.namespace)
                 },
-                None,
+                &[],
             );
         }
     }

@@ -226,6 +226,13 @@ pub struct Engine {
     /// Bumped whenever quota is taken or given back (admission, preemption, release,
     /// removal): evaluations from an older epoch may be stale.
     pub(crate) epoch: u64,
+    /// Workloads evaluated as heads during `epoch` (a workload whose scan resumed may be
+    /// listed twice; [`WlState::evaluated_at`] decides): the only parked workloads a stale
+    /// sweep leaves parked ([`Engine::retry_stale`]).
+    pub(crate) evaluated_in_epoch: (u64, Vec<WlId>),
+    /// Who holds quota where, as a hash kept up to date with every reservation and release
+    /// ([`Engine::holding_signature`]).
+    pub(crate) holding_signature: u64,
     /// Entries were parked by the `blockAdmission` gate ([`super::pods_ready`]).
     pub(crate) pods_ready_parked: bool,
     /// The objects the tree was built from (workloads excluded), for rebuilds.
@@ -325,6 +332,7 @@ impl Engine {
                 }
             }
             self.cqs[cq].holding.insert(id);
+            self.toggle_holding(id, cq);
             st.holding = Some(Holding { cq, usage });
         }
         if st.holding.is_none() && !st.w.finished {
@@ -464,6 +472,28 @@ impl Engine {
 
     pub(crate) fn wl_mut(&mut self, id: WlId) -> &mut WlState {
         self.wls[id].as_mut().expect("live workload id")
+    }
+
+    /// How many workloads the engine knows (finished ones included).
+    pub fn workload_count(&self) -> usize {
+        self.wl_ids.len()
+    }
+
+    /// A hash of who holds quota where, kept up to date with every reservation and release:
+    /// equal holdings give equal signatures (a runner compares them to detect workloads
+    /// that keep preempting each other).
+    pub fn holding_signature(&self) -> u64 {
+        self.holding_signature
+    }
+
+    /// `id` starts or stops holding quota in `cq`.
+    pub(crate) fn toggle_holding(&mut self, id: WlId, cq: CqId) {
+        // splitmix64 of the pair: a well-spread bit pattern per (workload, queue).
+        let mut z =
+            ((id.index() as u64) << 20 ^ cq.index() as u64).wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        self.holding_signature ^= z ^ (z >> 31);
     }
 
     /// Does `namespace` match the ClusterQueue's namespaceSelector?

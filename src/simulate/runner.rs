@@ -44,25 +44,15 @@ impl RunReport {
     }
 }
 
-fn holding_hash(key: &WorkloadKey, cq: &str) -> u64 {
-    let mut h = std::hash::DefaultHasher::new();
-    key.hash(&mut h);
-    cq.hash(&mut h);
-    h.finish()
-}
-
 /// Runs cycles at `now` until a fixpoint, an oscillation, or a safety limit.
 pub fn run_to_fixpoint(engine: &mut Engine, now: Millis) -> RunReport {
     let mut report = RunReport::default();
     let mut quiet_seen: BTreeSet<u64> = BTreeSet::new();
-    // Zobrist hash of who holds quota where, updated per admission and release.
-    let mut state: u64 = 0;
-    for (key, cq) in engine.holdings() {
-        state ^= holding_hash(key, cq);
-    }
+    // Who holds quota where, kept by the engine through every admission and release.
+    let state = engine.holding_signature();
     let mut states_seen: BTreeMap<u64, usize> = BTreeMap::new();
     states_seen.insert(state, 0);
-    let limit = 100_000 + 20 * engine.workloads().count() as u64;
+    let limit = 100_000 + 20 * engine.workload_count() as u64;
     let mut swept = false;
     while report.cycles < limit {
         let outcome = engine.run_cycle(now);
@@ -75,16 +65,11 @@ pub fn run_to_fixpoint(engine: &mut Engine, now: Millis) -> RunReport {
             for d in &outcome.decisions {
                 d.workload.hash(&mut signature);
                 match &d.decision {
-                    Decision::Admitted { cluster_queue, .. } => {
-                        progress = true;
-                        state ^= holding_hash(&d.workload, cluster_queue);
-                    }
+                    Decision::Admitted { .. } => progress = true,
                     Decision::Preempting { targets, .. } => {
                         progress = true;
                         for t in targets {
-                            if engine.release(&t.workload) {
-                                state ^= holding_hash(&t.workload, &t.cluster_queue);
-                            }
+                            engine.release(&t.workload);
                         }
                     }
                     Decision::Pending {
@@ -100,6 +85,7 @@ pub fn run_to_fixpoint(engine: &mut Engine, now: Millis) -> RunReport {
                 .decisions
                 .extend(outcome.decisions.into_iter().map(|d| (outcome.cycle, d)));
             if progress {
+                let state = engine.holding_signature();
                 swept = false;
                 quiet_seen.clear();
                 if let Some(&since) = states_seen.get(&state) {

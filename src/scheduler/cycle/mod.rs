@@ -147,8 +147,14 @@ impl Engine {
         }
         self.attempts += heads.len() as u64;
         let epoch = self.epoch;
+        if self.evaluated_in_epoch.0 != epoch {
+            self.evaluated_in_epoch = (epoch, Vec::new());
+        }
         for &(_, key) in &heads {
-            let st = self.wl_mut(key.id);
+            let st = self.wls[key.id].as_mut().expect("live workload id");
+            if st.evaluated_at != epoch {
+                self.evaluated_in_epoch.1.push(key.id);
+            }
             st.evaluated_at = epoch;
             st.equivalent_reported = None;
         }

@@ -213,6 +213,7 @@ impl Engine {
         let admission = report.admission(&self.cqs[e.cq].name);
         self.queues[e.cq].remove(&e.key);
         self.cqs[e.cq].holding.insert(e.wl);
+        self.toggle_holding(e.wl, e.cq);
         self.epoch += 1;
         let cq = e.cq;
         let st = self.wl_mut(e.wl);

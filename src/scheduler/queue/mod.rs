@@ -329,20 +329,31 @@ impl CqQueue {
     }
 
     /// Capacity freed somewhere in the cohort tree: every parked workload may try again,
-    /// but those that `stays` or `member_stays` keep parked. `stays` is asked about what
+    /// but those in `keep` and those `stays` keeps parked. `stays` is asked about what
     /// equivalent workloads share (such as their namespace): about each workload parked
     /// alone, and once per parked equivalence class, about its first member, for the whole
-    /// class. `member_stays`, when given, is asked about every parked workload. Returns how
-    /// many may be tried again.
+    /// class. Returns how many may be tried again.
     pub fn retry_inadmissible(
         &mut self,
         mut stays: impl FnMut(WlId) -> bool,
-        mut member_stays: Option<&mut dyn FnMut(WlId) -> bool>,
+        keep: &[QueueKey],
     ) -> usize {
+        // Kept members of parked classes are parked alone from now on.
+        for k in keep {
+            if let Some(hash) = self.hash_of.get(&k.id)
+                && let Some(g) = self.groups.get_mut(hash)
+                && g.parked
+                && g.members.remove(k)
+            {
+                self.parked_in_groups -= 1;
+                self.inadmissible.insert(k.id, *k);
+            }
+        }
+        let keep: BTreeSet<WlId> = keep.iter().map(|k| k.id).collect();
         let alone = std::mem::take(&mut self.inadmissible);
         let mut moved = 0;
         for (id, key) in alone {
-            if stays(id) || member_stays.as_mut().is_some_and(|f| f(id)) {
+            if stays(id) || keep.contains(&id) {
                 self.inadmissible.insert(id, key);
                 continue;
             }
@@ -361,15 +372,11 @@ impl CqQueue {
                 continue;
             };
             self.parked_in_groups -= g.members.len();
-            let whole_class_stays = g.members.first().is_some_and(|k| stays(k.id));
-            if whole_class_stays || member_stays.is_some() {
-                g.members.retain(|k| {
-                    let stay = whole_class_stays || member_stays.as_mut().is_some_and(|f| f(k.id));
-                    if stay {
-                        self.inadmissible.insert(k.id, *k);
-                    }
-                    !stay
-                });
+            if g.members.first().is_some_and(|k| stays(k.id)) {
+                for k in std::mem::take(&mut g.members) {
+                    self.inadmissible.insert(k.id, k);
+                }
+                continue;
             }
             if g.members.is_empty() {
                 continue;

@@ -55,9 +55,10 @@ pub struct Estimate {
     /// The ClusterQueue and flavors of the forecast admission.
     pub cluster_queue: Option<String>,
     pub flavors: Vec<String>,
-    /// The workloads whose finish (at the admission instant, in the same cohort tree) admits it.
+    /// The workloads whose finish (at the admission instant, in the same cohort tree) admits
+    /// it; shared by every workload admitted at that instant in that tree.
     #[serde(serialize_with = "keys")]
-    pub waits_for: Vec<WorkloadKey>,
+    pub waits_for: std::sync::Arc<[WorkloadKey]>,
     /// The workloads it would preempt to be admitted.
     #[serde(serialize_with = "keys")]
     pub preempts: Vec<WorkloadKey>,

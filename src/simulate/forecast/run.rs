@@ -4,6 +4,7 @@
 //! is the number of distinct finish instants, not the length of the horizon.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use super::{Estimate, Forecast, RunningAssumption, Runtime, Start};
 use crate::scheduler::decision::{Decision, PendingReason};
@@ -93,7 +94,7 @@ struct Admit {
     at: Millis,
     cluster_queue: String,
     flavors: Vec<String>,
-    waits_for: Vec<WorkloadKey>,
+    waits_for: Arc<[WorkloadKey]>,
 }
 
 /// One run forward with one runtime per workload.
@@ -178,6 +179,8 @@ impl Pass {
                 engine.finish_workload(&key);
                 finished.push((key, root_of(&roots, &cq)));
             }
+            // What admissions at `t` waited for, per cohort tree, built once each.
+            let mut waits_by_root: BTreeMap<String, Arc<[WorkloadKey]>> = BTreeMap::new();
             let report = run_to_fixpoint(&mut engine, t);
             let converged = report.converged;
             pass.cycles += report.cycles;
@@ -200,6 +203,16 @@ impl Pass {
                             continue;
                         }
                         let root = root_of(&roots, &cluster_queue);
+                        let waits_for = waits_by_root
+                            .entry(root)
+                            .or_insert_with_key(|root| {
+                                finished
+                                    .iter()
+                                    .filter(|(_, r)| r == root)
+                                    .map(|(k, _)| k.clone())
+                                    .collect()
+                            })
+                            .clone();
                         let mut flavors: Vec<String> = assignment
                             .pod_sets
                             .iter()
@@ -213,11 +226,7 @@ impl Pass {
                                 at: t,
                                 cluster_queue: cluster_queue.clone(),
                                 flavors,
-                                waits_for: finished
-                                    .iter()
-                                    .filter(|(_, r)| *r == root)
-                                    .map(|(k, _)| k.clone())
-                                    .collect(),
+                                waits_for,
                             },
                         );
                     }
