@@ -12,8 +12,9 @@
 //! records), `build` (the engine from a cluster picture), [`flavor_assigner`],
 //! [`preemption`], [`fair_sharing`], [`cycle`] (one cycle), `guard` (what-ifs on the tree),
 //! [`events`] (changes between cycles), [`decision`] (outcomes), [`message`] (upstream's
-//! condition texts), [`inspect`] (read-only queries for status and explain), [`whatif`] (one
-//! workload evaluated without changing anything).
+//! condition texts), [`inspect`] (read-only queries for status and explain), [`live`] and
+//! [`gauges`] (figures for the live controller's gauges), [`whatif`] (one workload evaluated
+//! without changing anything).
 
 pub(crate) mod build;
 pub mod cycle;
@@ -27,6 +28,7 @@ pub mod index;
 pub mod inspect;
 pub mod key;
 pub mod labels;
+pub mod gauges;
 pub mod live;
 pub mod message;
 pub mod model;
