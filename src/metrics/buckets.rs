@@ -70,7 +70,10 @@ mod tests {
     fn buckets_follow_upstream() {
         assert_eq!(exponential_buckets(4), vec![1.0, 2.5, 5.0, 10.0]);
         assert_eq!(exponential_buckets(16).len(), 16);
-        assert_eq!(*exponential_buckets(14).last().unwrap(), 2.5 * 2f64.powi(12));
+        assert_eq!(
+            *exponential_buckets(14).last().unwrap(),
+            2.5 * 2f64.powi(12)
+        );
         let creation = Buckets::Exponential {
             start: 0.01,
             factor: 2.0,

@@ -124,7 +124,10 @@ impl ClusterQueueFamilies {
             ("admission_cycle_preemption_skips", &self.preemption_skips),
             ("pending_workloads", &self.pending_workloads),
             ("finished_workloads", &self.finished_workloads),
-            ("reserving_active_workloads", &self.reserving_active_workloads),
+            (
+                "reserving_active_workloads",
+                &self.reserving_active_workloads,
+            ),
             ("admitted_active_workloads", &self.admitted_active_workloads),
             ("cluster_queue_status", &self.status),
         ];
@@ -146,7 +149,10 @@ impl ClusterQueueFamilies {
             register(r, name, c.clone());
         }
         let histograms = [
-            ("quota_reserved_wait_time_seconds", &self.quota_reserved_wait_time),
+            (
+                "quota_reserved_wait_time_seconds",
+                &self.quota_reserved_wait_time,
+            ),
             ("admission_wait_time_seconds", &self.admission_wait_time),
             (
                 "admission_checks_wait_time_seconds",
@@ -171,7 +177,10 @@ impl ClusterQueueFamilies {
                 ("cluster_queue_nominal_quota", &self.nominal_quota),
                 ("cluster_queue_borrowing_limit", &self.borrowing_limit),
                 ("cluster_queue_lending_limit", &self.lending_limit),
-                ("cluster_queue_resource_reservation", &self.resource_reservation),
+                (
+                    "cluster_queue_resource_reservation",
+                    &self.resource_reservation,
+                ),
                 ("cluster_queue_resource_usage", &self.resource_usage),
                 ("cluster_queue_resource_pending", &self.resource_pending),
                 ("cluster_queue_weighted_share", &self.weighted_share),

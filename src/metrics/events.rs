@@ -134,10 +134,16 @@ impl Metrics {
             ("cluster_queue", cluster_queue),
             ("priority_class", priority_class),
         ]);
-        self.cq.finished_workloads_total.get_or_create(&labels).inc();
+        self.cq
+            .finished_workloads_total
+            .get_or_create(&labels)
+            .inc();
         if let Some(lq) = local_queue {
             let labels = self.lq_labels(lq, &[("priority_class", priority_class)]);
-            self.lq.finished_workloads_total.get_or_create(&labels).inc();
+            self.lq
+                .finished_workloads_total
+                .get_or_create(&labels)
+                .inc();
         }
     }
 
@@ -163,14 +169,20 @@ impl Metrics {
             ("cluster_queue", cluster_queue),
             ("priority_class", priority_class),
         ]);
-        self.cq.ready_wait_time.get_or_create(&labels).observe(queued);
+        self.cq
+            .ready_wait_time
+            .get_or_create(&labels)
+            .observe(queued);
         self.cq
             .admitted_until_ready_wait_time
             .get_or_create(&labels)
             .observe(admitted);
         if let Some(lq) = local_queue {
             let labels = self.lq_labels(lq, &[("priority_class", priority_class)]);
-            self.lq.ready_wait_time.get_or_create(&labels).observe(queued);
+            self.lq
+                .ready_wait_time
+                .get_or_create(&labels)
+                .observe(queued);
             self.lq
                 .admitted_until_ready_wait_time
                 .get_or_create(&labels)

@@ -83,7 +83,10 @@ impl LocalQueueFamilies {
             ),
             ("local_queue_admitted_workloads", &self.admitted_workloads),
             ("local_queue_evicted_workloads", &self.evicted_workloads),
-            ("local_queue_finished_workloads", &self.finished_workloads_total),
+            (
+                "local_queue_finished_workloads",
+                &self.finished_workloads_total,
+            ),
         ];
         for (name, c) in counters {
             register(r, name, c.clone());

@@ -48,8 +48,7 @@ use prometheus_client::registry::Registry;
 
 pub use buckets::{Buckets, DEFAULT_BUCKETS, exponential_buckets};
 pub use updates::{
-    CohortState, Hierarchy, LocalQueueRef, LocalQueueState, MetricUpdate, QueueState,
-    ResourceState,
+    CohortState, Hierarchy, LocalQueueRef, LocalQueueState, MetricUpdate, QueueState, ResourceState,
 };
 
 use cluster_queue::ClusterQueueFamilies;

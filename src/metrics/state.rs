@@ -176,11 +176,8 @@ impl Metrics {
                 share.push((self.with_role(&[("cohort", name)]), v));
             }
             let per_resource = |(flavor, resource, v): &(String, String, f64)| {
-                let labels = self.with_role(&[
-                    ("cohort", name),
-                    ("flavor", flavor),
-                    ("resource", resource),
-                ]);
+                let labels =
+                    self.with_role(&[("cohort", name), ("flavor", flavor), ("resource", resource)]);
                 (labels, *v)
             };
             quota.extend(c.subtree_quota.iter().map(per_resource));

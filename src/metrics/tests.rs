@@ -242,7 +242,10 @@ fn cluster_queue_state_gauges_with_resources() {
         ],
     );
     // `b` has no LocalQueue: no finished gauge for it.
-    assert!(!text.contains(r#"kueue_finished_workloads{cluster_queue="b""#), "{text}");
+    assert!(
+        !text.contains(r#"kueue_finished_workloads{cluster_queue="b""#),
+        "{text}"
+    );
     // Gone from the next snapshot: its series go.
     m.record(&MetricUpdate::QueueState(vec![queue("a", "team")]));
     let text = m.encode();
@@ -329,7 +332,10 @@ fn info_gauges_follow_metrics_for_cohorts() {
     assert!(!text.contains("cluster_queue_info"), "{text}");
     assert!(!text.contains("cohort_info"), "{text}");
     assert!(!text.contains("workload_creation_latency"), "{text}");
-    assert!(text.contains("kueue_cohort_subtree_admitted_active_workloads{"), "{text}");
+    assert!(
+        text.contains("kueue_cohort_subtree_admitted_active_workloads{"),
+        "{text}"
+    );
 }
 
 #[test]

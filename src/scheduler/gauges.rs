@@ -151,13 +151,16 @@ impl Engine {
                     .flat_map(|g| g.covered.iter())
                     .map(|&r| (self.names.resources[r].clone(), Amount::ZERO))
                     .collect();
-                let ids = q.heap.iter().map(|k| k.id).chain(q.inadmissible.keys().copied());
+                let ids = q
+                    .heap
+                    .iter()
+                    .map(|k| k.id)
+                    .chain(q.inadmissible.keys().copied());
                 for st in ids.filter_map(|id| self.wls[id].as_ref()) {
                     for ps in &st.pod_sets {
                         for &(r, v) in &ps.per_pod {
-                            *total
-                                .entry(self.names.resources[r].clone())
-                                .or_default() += v * i64::from(ps.count);
+                            *total.entry(self.names.resources[r].clone()).or_default() +=
+                                v * i64::from(ps.count);
                         }
                     }
                 }

@@ -80,8 +80,7 @@ fn state() -> ClusterState {
             ..Default::default()
         },
     );
-    s.cluster_queues
-        .insert("a".into(), cq("team", 3000, None));
+    s.cluster_queues.insert("a".into(), cq("team", 3000, None));
     s.cluster_queues
         .insert("b".into(), cq("team", 2000, Some(1000)));
     s.cluster_queues.insert("c".into(), cq("x", 1000, None));
@@ -147,7 +146,10 @@ fn pending_requests_cover_configured_resources_and_count_pods() {
         e.pending_requests().into_iter().collect();
     assert_eq!(pending["a"], BTreeMap::from([("cpu".into(), Amount::ZERO)]));
     // `huge`: two pods of 4 CPUs.
-    assert_eq!(pending["b"], BTreeMap::from([("cpu".into(), Amount::new(8000))]));
+    assert_eq!(
+        pending["b"],
+        BTreeMap::from([("cpu".into(), Amount::new(8000))])
+    );
     assert_eq!(
         e.finished_per_local_queue(),
         BTreeMap::from([(("ns".to_string(), "a".to_string()), 1)])

@@ -16,8 +16,7 @@ use std::collections::BTreeMap;
 
 use crate::manifests::key::DEFAULT_NAMESPACE;
 use crate::metrics::{
-    CohortState, Hierarchy, LocalQueueRef, LocalQueueState, MetricUpdate, QueueState,
-    ResourceState,
+    CohortState, Hierarchy, LocalQueueRef, LocalQueueState, MetricUpdate, QueueState, ResourceState,
 };
 use crate::scheduler::decision::InactiveReason;
 use crate::scheduler::quantity::{Amount, UNLIMITED, is_milli_resource};

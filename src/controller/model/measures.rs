@@ -133,7 +133,12 @@ mod tests {
     #[test]
     fn eviction_released_reads_the_evicted_condition() {
         let mut w = Workload::default();
-        w.status = Some(status(&[(condition::EVICTED, true, "PodsReadyTimeout", 5_000)]));
+        w.status = Some(status(&[(
+            condition::EVICTED,
+            true,
+            "PodsReadyTimeout",
+            5_000,
+        )]));
         assert_eq!(
             eviction_released("cq", &w, 8_000),
             Some(MetricUpdate::EvictionReleased {

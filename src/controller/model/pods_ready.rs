@@ -43,10 +43,11 @@ impl Ctx<'_> {
         }
         tracing::debug!(workload = %key, ready = pods_ready::is_ready(&w), "PodsReady changed");
         // Upstream's time-to-ready histograms, once the write lands.
-        let effects = super::measures::pods_ready(&w, self.now.wall, self.exposed_local_queue_of(&w))
-            .map(Effect::Metric)
-            .into_iter()
-            .collect();
+        let effects =
+            super::measures::pods_ready(&w, self.now.wall, self.exposed_local_queue_of(&w))
+                .map(Effect::Metric)
+                .into_iter()
+                .collect();
         let status = w.status.unwrap_or_default();
         self.set_plan(key, StatusWrite::new(status, effects));
         true
