@@ -64,8 +64,8 @@ pub struct ClusterQueueFamilies {
     pub weighted_share: StateGauge,
 }
 
-impl ClusterQueueFamilies {
-    pub fn new() -> ClusterQueueFamilies {
+impl Default for ClusterQueueFamilies {
+    fn default() -> ClusterQueueFamilies {
         ClusterQueueFamilies {
             build_info: Family::default(),
             admission_attempts: Family::default(),
@@ -104,7 +104,9 @@ impl ClusterQueueFamilies {
             weighted_share: StateGauge::default(),
         }
     }
+}
 
+impl ClusterQueueFamilies {
     pub fn register(&self, r: &mut Registry, options: &Options) {
         register(r, "build_info", self.build_info.clone());
         register(r, "admission_attempts", self.admission_attempts.clone());

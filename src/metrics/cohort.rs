@@ -5,7 +5,6 @@
 //! Invariants: as [`super::cluster_queue`]'s: upstream's names, help filled in when the text
 //! is written; `kueue_cohort_info` is registered only when switched on.
 
-use prometheus_client::metrics::family::Family;
 use prometheus_client::registry::Registry;
 
 use super::Options;
@@ -13,6 +12,7 @@ use super::cluster_queue::{Counters, register};
 use super::series::StateGauge;
 
 /// The `kueue_cohort_*` families.
+#[derive(Default)]
 pub struct CohortFamilies {
     pub info: StateGauge,
     pub weighted_share: StateGauge,
@@ -23,17 +23,6 @@ pub struct CohortFamilies {
 }
 
 impl CohortFamilies {
-    pub fn new() -> CohortFamilies {
-        CohortFamilies {
-            info: StateGauge::default(),
-            weighted_share: StateGauge::default(),
-            subtree_quota: StateGauge::default(),
-            subtree_resource_reservations: StateGauge::default(),
-            subtree_admitted_active_workloads: StateGauge::default(),
-            subtree_admitted_workloads: Family::default(),
-        }
-    }
-
     pub fn register(&self, r: &mut Registry, options: &Options) {
         if options.cohorts {
             register(r, "cohort_info", self.info.family());

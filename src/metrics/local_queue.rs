@@ -32,8 +32,8 @@ pub struct LocalQueueFamilies {
     pub finished_workloads_total: Counters,
 }
 
-impl LocalQueueFamilies {
-    pub fn new() -> LocalQueueFamilies {
+impl Default for LocalQueueFamilies {
+    fn default() -> LocalQueueFamilies {
         LocalQueueFamilies {
             pending_workloads: StateGauge::default(),
             finished_workloads: StateGauge::default(),
@@ -53,7 +53,9 @@ impl LocalQueueFamilies {
             finished_workloads_total: Family::default(),
         }
     }
+}
 
+impl LocalQueueFamilies {
     pub fn register(&self, r: &mut Registry) {
         let gauges = [
             ("local_queue_pending_workloads", &self.pending_workloads),

@@ -118,9 +118,9 @@ impl Metrics {
         let m = Metrics {
             role: AtomicU64::new(role as u64),
             options,
-            cq: ClusterQueueFamilies::new(),
-            lq: LocalQueueFamilies::new(),
-            cohort: CohortFamilies::new(),
+            cq: ClusterQueueFamilies::default(),
+            lq: LocalQueueFamilies::default(),
+            cohort: CohortFamilies::default(),
             registry: Registry::default(),
         };
         m.cq.register(&mut registry, &options);

@@ -132,13 +132,15 @@ mod tests {
 
     #[test]
     fn eviction_released_reads_the_evicted_condition() {
-        let mut w = Workload::default();
-        w.status = Some(status(&[(
-            condition::EVICTED,
-            true,
-            "PodsReadyTimeout",
-            5_000,
-        )]));
+        let mut w = Workload {
+            status: Some(status(&[(
+                condition::EVICTED,
+                true,
+                "PodsReadyTimeout",
+                5_000,
+            )])),
+            ..Default::default()
+        };
         assert_eq!(
             eviction_released("cq", &w, 8_000),
             Some(MetricUpdate::EvictionReleased {
@@ -163,7 +165,7 @@ mod tests {
                 seconds: 2.0,
             })
         );
-        assert_eq!(at(None).is_some(), true);
+        assert!(at(None).is_some());
         assert_eq!(at(Some(2)), None);
     }
 }
