@@ -5,9 +5,9 @@
 //! Two kinds of series:
 //! - events (counters, histograms) are recorded when the thing happens: an admission attempt,
 //!   a quota reservation, an admission, an eviction, a preemption, pods becoming ready, an
-//!   evicted workload's quota released, a Workload created for a Job ([`events`]);
+//!   evicted workload's quota released, a Workload created for a Job (`events`);
 //! - state (gauges) is replaced from the engine's figures after each change
-//!   ([`Metrics::set_queue_state`] and its siblings in [`state`]), which also drops series
+//!   ([`Metrics::set_queue_state`] and its siblings in `state`), which also drops series
 //!   of queues and cohorts that are gone.
 //!
 //! The controller's model says what to record as [`MetricUpdate`]s (data, [`updates`]); only
@@ -24,7 +24,7 @@
 //! always 1.
 //!
 //! Module map: [`updates`] (what the model sends), [`cluster_queue`], [`local_queue`] and
-//! [`cohort`] (the families), [`series`] (state gauges), [`events`] and [`state`] (applying
+//! [`cohort`] (the families), [`series`] (state gauges), `events` and `state` (applying
 //! updates), [`buckets`], [`help`] (upstream's texts), [`exposition`] (the text format).
 
 pub mod buckets;

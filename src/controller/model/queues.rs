@@ -1,6 +1,6 @@
 //! ClusterQueue and LocalQueue status (flavorsReservation, flavorsUsage, counts, `Active`),
 //! built by the same functions `simulate -o yaml` uses ([`crate::status::queues`]) and
-//! written when it changed, plus the gauges of `/metrics` ([`super::gauges`]) and the queue
+//! written when it changed, plus the gauges of `/metrics` (`gauges`) and the queue
 //! finalizers ([`super::finalizers`]).
 //!
 //! Recomputed at most every [`MIN_INTERVAL`] while things change (the loop's tick flushes
