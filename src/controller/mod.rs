@@ -158,14 +158,22 @@ pub async fn run(
         .metrics
         .as_ref()
         .is_some_and(|m| m.enable_cluster_queue_resources);
-    let metrics = Arc::new(Metrics::new(
+    // Upstream's metric switches; both gates are on by default in v0.19.
+    let metric_options = crate::metrics::Options {
+        cluster_queue_resources: resources_enabled,
+        local_queues: opts.config.local_queue_metrics().is_some(),
+        cohorts: opts.config.feature_enabled("MetricsForCohorts", true),
+        workload_creation_latency: opts
+            .config
+            .feature_enabled("MetricForWorkloadCreationLatency", true),
+    };
+    let metrics = Arc::new(Metrics::with_options(
         if opts.leader_elect {
             Role::Follower
         } else {
             Role::Standalone
         },
-        resources_enabled,
-        opts.config.local_queue_metrics().is_some(),
+        metric_options,
     ));
     let health = Arc::new(http::Health::default());
     let h = opts.config.health.clone().unwrap_or_default();

@@ -395,6 +395,11 @@ pub struct WorkloadDecision {
 pub struct CycleOutcome {
     pub cycle: u64,
     pub decisions: Vec<WorkloadDecision>,
+    /// Per ClusterQueue (by name), how many of its entries had preemption targets but were
+    /// skipped because an earlier entry of the cycle claimed the same victims or capacity
+    /// (upstream's `kueue_admission_cycle_preemption_skips`); ClusterQueues without skips
+    /// are absent.
+    pub preemption_skips: std::collections::BTreeMap<String, u32>,
 }
 
 impl CycleOutcome {

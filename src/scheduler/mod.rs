@@ -12,8 +12,9 @@
 //! records), `build` (the engine from a cluster picture), [`flavor_assigner`],
 //! [`preemption`], [`fair_sharing`], [`cycle`] (one cycle), `guard` (what-ifs on the tree),
 //! [`events`] (changes between cycles), [`decision`] (outcomes), [`message`] (upstream's
-//! condition texts), [`inspect`] (read-only queries for status and explain), [`whatif`] (one
-//! workload evaluated without changing anything).
+//! condition texts), [`inspect`] (read-only queries for status and explain), [`live`] and
+//! [`gauges`] (figures for the live controller's gauges), [`whatif`] (one workload evaluated
+//! without changing anything).
 
 pub(crate) mod build;
 pub mod cycle;
@@ -21,6 +22,7 @@ pub mod decision;
 pub mod events;
 pub mod fair_sharing;
 pub mod flavor_assigner;
+pub mod gauges;
 pub(crate) mod guard;
 pub mod id;
 pub mod index;

@@ -414,3 +414,53 @@ fn a_preemptor_without_candidates_holds_capacity_back_unless_reclaim_is_any() {
         vec!["ns/b-borrow"]
     );
 }
+
+#[test]
+fn a_preemptor_whose_victims_were_claimed_first_counts_as_a_skip() {
+    // `x` borrows all of a's and e's quota; a1 and e1 both reclaim theirs by preempting it.
+    // a1 (older) issues the preemption, e1 finds its victim taken and is skipped, which
+    // `kueue_admission_cycle_preemption_skips` counts for e.
+    let mut engine = scenario()
+        .flavor("default", &[])
+        .cq(cq("a")
+            .cohort("c")
+            .quota("default", "cpu", "1")
+            .preemption(Never, Any))
+        .cq(cq("e")
+            .cohort("c")
+            .quota("default", "cpu", "1")
+            .preemption(Never, Any))
+        .cq(cq("b").cohort("c").quota("default", "cpu", "0"))
+        .wl(wl("ns", "x", "b")
+            .req("cpu", "2")
+            .created(0)
+            .admitted("b", "default"))
+        .wl(wl("ns", "a1", "a").req("cpu", "1").created(1))
+        .wl(wl("ns", "e1", "e").req("cpu", "1").created(2))
+        .engine();
+    let outcome = engine.run_cycle(NOW);
+    assert_eq!(outcome.preempting().count(), 1, "{outcome:#?}");
+    assert_eq!(
+        outcome.preemption_skips,
+        std::collections::BTreeMap::from([("e".to_string(), 1)]),
+        "{outcome:#?}"
+    );
+    // While the victim holds its quota, the next cycle skips e1 again.
+    let outcome = engine.run_cycle(NOW + 1);
+    assert_eq!(outcome.preemption_skips.get("e"), Some(&1), "{outcome:#?}");
+    // Once it is gone both fit: nothing skipped.
+    assert!(engine.release(&key("ns/x")));
+    let outcome = engine.run_cycle(NOW + 2);
+    assert_eq!(outcome.admitted().count(), 2, "{outcome:#?}");
+    assert!(outcome.preemption_skips.is_empty(), "{outcome:#?}");
+}
+
+#[test]
+fn a_preemptor_that_fits_after_all_is_no_skip() {
+    // No preemption needed by anyone: plain admissions, nothing counted.
+    let mut engine = single(Never)
+        .wl(wl("ns", "fits", "q").req("cpu", "0").created(5))
+        .engine();
+    let outcome = engine.run_cycle(NOW);
+    assert!(outcome.preemption_skips.is_empty(), "{outcome:#?}");
+}

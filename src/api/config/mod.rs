@@ -141,6 +141,11 @@ impl Configuration {
         self.feature_gates.get(name).copied()
     }
 
+    /// A feature gate's value: as overridden, else `default` (upstream v0.19's default).
+    pub fn feature_enabled(&self, name: &str, default: bool) -> bool {
+        self.feature_gate(name).unwrap_or(default)
+    }
+
     /// LocalQueue metrics, as upstream decides them: on with the `LocalQueueMetrics` gate (on
     /// by default since v0.17) and `metrics.localQueueMetrics.enable` (defaulted to true);
     /// `Some(selector)` then, the selector `None` for every LocalQueue.

@@ -10,7 +10,8 @@
 //! `manageJobsWithoutQueueName`, `managedJobsNamespaceSelector`, `fairSharing`,
 //! `resources.excludeResourcePrefixes`, `resources.quotaCheckStrategy`,
 //! `integrations.frameworks` with `batch/job`, `waitForPodsReady`, the `ConcurrentAdmission`,
-//! `DisableWaitForPodsReady` and `LocalQueueMetrics` feature gates, `webhook` and `internalCertManagement` (the
+//! `DisableWaitForPodsReady`, `LocalQueueMetrics`, `MetricsForCohorts` and
+//! `MetricForWorkloadCreationLatency` feature gates, `webhook` and `internalCertManagement` (the
 //! conversion webhook `run-controller` serves).
 //!
 //! Values upstream's validation rejects refuse the file too ([`invalid_values`]), naming the
@@ -41,6 +42,8 @@ const GATES_ACTED_ON: &[&str] = &[
     "ConcurrentAdmission",
     "DisableWaitForPodsReady",
     "LocalQueueMetrics",
+    "MetricsForCohorts",
+    "MetricForWorkloadCreationLatency",
 ];
 
 /// The job framework we integrate.
@@ -251,7 +254,7 @@ mod tests {
     #[test]
     fn what_we_act_on_gives_no_finding() {
         let c = config(
-            "apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\nnamespace: kueue-system\nleaderElection: {leaderElect: true}\nmetrics: {bindAddress: ':8443', enableClusterQueueResources: true, localQueueMetrics: {enable: true, localQueueSelector: {matchLabels: {team: a}}}}\nhealth: {healthProbeBindAddress: ':8081'}\nclientConnection: {qps: 50, burst: 100}\nmanageJobsWithoutQueueName: true\nfairSharing: {enable: true}\nresources: {excludeResourcePrefixes: [example.com/]}\nintegrations: {frameworks: [batch/job]}\nwaitForPodsReady: {enable: true, timeout: 5m, blockAdmission: true, recoveryTimeout: 1m, requeuingStrategy: {timestamp: Creation, backoffLimitCount: 3, backoffBaseSeconds: 10, backoffMaxSeconds: 300}}\nfeatureGates: {ConcurrentAdmission: false, LocalQueueMetrics: true}\n",
+            "apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\nnamespace: kueue-system\nleaderElection: {leaderElect: true}\nmetrics: {bindAddress: ':8443', enableClusterQueueResources: true, localQueueMetrics: {enable: true, localQueueSelector: {matchLabels: {team: a}}}}\nhealth: {healthProbeBindAddress: ':8081'}\nclientConnection: {qps: 50, burst: 100}\nmanageJobsWithoutQueueName: true\nfairSharing: {enable: true}\nresources: {excludeResourcePrefixes: [example.com/]}\nintegrations: {frameworks: [batch/job]}\nwaitForPodsReady: {enable: true, timeout: 5m, blockAdmission: true, recoveryTimeout: 1m, requeuingStrategy: {timestamp: Creation, backoffLimitCount: 3, backoffBaseSeconds: 10, backoffMaxSeconds: 300}}\nfeatureGates: {ConcurrentAdmission: false, LocalQueueMetrics: true, MetricsForCohorts: false, MetricForWorkloadCreationLatency: false}\n",
         );
         assert_eq!(check(&c), Support::default());
     }

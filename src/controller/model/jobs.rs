@@ -1,6 +1,7 @@
 //! The Job integration's decisions ([`crate::integration::job::decide`]) turned into writes:
 //! one write sequence per Job at a time, Events on the Job, and the Workload-side steps
-//! (creation, release, finish, patches) through the same paths as the scheduler's writes.
+//! (creation, release, finish, patches) through the same paths as the scheduler's writes. A
+//! Workload created for a Job reports upstream's creation latency.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -12,6 +13,7 @@ use kube_core::Resource;
 use crate::api::Workload;
 use crate::integration::job::{self as jobs, JobAction, JobStep};
 use crate::manifests::ObjectKey;
+use crate::manifests::convert::millis;
 use crate::manifests::job::workload_for_job;
 use crate::manifests::priority::Priorities;
 use crate::scheduler::key::WorkloadKey;
@@ -213,6 +215,15 @@ impl Ctx<'_> {
                             events::created_workload(&key.to_string()),
                         ),
                     );
+                    let created = super::measures::workload_created(
+                        "Job",
+                        job.metadata.generation,
+                        job.metadata.creation_timestamp.as_ref().map(millis),
+                        &wl,
+                    );
+                    if let Some(update) = created {
+                        self.metric(update);
+                    }
                 }
                 self.m.owned.insert(job_key.clone(), key.clone());
                 let unseen = self.cache.workload(&key).is_none();

@@ -13,7 +13,7 @@
 //! 3. reconciles changed Jobs ([`jobs`], decisions in [`crate::integration::job`]),
 //! 4. runs scheduling cycles if anything changed ([`scheduling`]),
 //! 5. sends the Workload status writes decided ([`workloads`], shapes in [`crate::status`]),
-//! 6. refreshes ClusterQueue/LocalQueue status and gauges ([`queues`]).
+//! 6. refreshes ClusterQueue/LocalQueue status ([`queues`]) and the gauges (`gauges`).
 //!
 //! Invariants: nothing here waits or performs I/O; the same inputs in the same order with the
 //! same cache give the same actions (the engine is deterministic, and every set the model
@@ -26,9 +26,11 @@ pub mod cache;
 pub mod config;
 pub mod events;
 pub mod finalizers;
+mod gauges;
 pub mod jobs;
 pub mod last_valid;
 mod max_exec;
+mod measures;
 mod ownership;
 pub mod plan;
 mod pods_ready;

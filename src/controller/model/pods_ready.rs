@@ -1,5 +1,6 @@
 //! `waitForPodsReady` ([`crate::policy::pods_ready`]) as the controller's writes: the
-//! `PodsReady` condition from a Job's status (the job reconciler's step), and for the
+//! `PodsReady` condition from a Job's status (the job reconciler's step, with the
+//! time-to-ready metrics when the pods are ready for the first time), and for the
 //! workload controller the `PodsReadyTimeout` eviction (Event `EvictedDueToPodsReadyTimeout`,
 //! `kueue_evicted_workloads_total`), the `RequeuingLimitExceeded` mark, the
 //! `BackoffFinished` requeue, and a look again when a timeout or a backoff ends (the tick
@@ -21,7 +22,7 @@ use crate::scheduler::key::WorkloadKey;
 use crate::scheduler::model::Workload as Model;
 
 use super::Ctx;
-use super::plan::StatusWrite;
+use super::plan::{Effect, StatusWrite};
 
 impl Ctx<'_> {
     /// The job reconciler's `PodsReady` write for `job`'s Workload; true when one was
@@ -41,8 +42,14 @@ impl Ctx<'_> {
             return false;
         }
         tracing::debug!(workload = %key, ready = pods_ready::is_ready(&w), "PodsReady changed");
+        // Upstream's time-to-ready histograms, once the write lands.
+        let effects =
+            super::measures::pods_ready(&w, self.now.wall, self.exposed_local_queue_of(&w))
+                .map(Effect::Metric)
+                .into_iter()
+                .collect();
         let status = w.status.unwrap_or_default();
-        self.set_plan(key, StatusWrite::new(status, Vec::new()));
+        self.set_plan(key, StatusWrite::new(status, effects));
         true
     }
 

@@ -42,11 +42,15 @@ impl Ctx<'_> {
             }
             // Only measured, never decided on: the attempt-duration histogram.
             let started = Instant::now();
-            let outcome = self.m.engine.run_cycle(now);
+            let mut outcome = self.m.engine.run_cycle(now);
             if outcome.decisions.is_empty() {
                 break;
             }
             let admitted_any = outcome.admitted().next().is_some();
+            if !outcome.preemption_skips.is_empty() {
+                let skips = std::mem::take(&mut outcome.preemption_skips);
+                self.metric(MetricUpdate::PreemptionSkips(skips.into_iter().collect()));
+            }
             self.metric(MetricUpdate::AdmissionAttempt {
                 admitted: admitted_any,
                 seconds: started.elapsed().as_secs_f64(),
@@ -100,6 +104,7 @@ impl Ctx<'_> {
         let wait = status::queued_wait_seconds(&w, now);
         let priority_class = w.spec.priority_class_name.clone().unwrap_or_default();
         let local_queue = self.exposed_local_queue_of(&w);
+        let cohorts = self.m.engine.cohorts_above(cluster_queue);
         let mut st = w.status.clone().unwrap_or_default();
         status::admit(&mut st, &adm, now);
         tracing::info!(
@@ -122,6 +127,7 @@ impl Ctx<'_> {
                 priority_class,
                 wait_seconds: wait,
                 local_queue,
+                cohorts,
             }),
         ];
         self.book(key).evicting = false;
@@ -225,6 +231,7 @@ impl Ctx<'_> {
                 priority_class,
                 first,
                 local_queue,
+                pods_ready_seconds: super::measures::pods_ready_to_evicted(&st),
             }),
             Effect::Metric(MetricUpdate::Preempted {
                 preempting_cluster_queue: preemptor_cq.to_string(),

@@ -249,6 +249,7 @@ pub(super) fn eviction_effects(
             priority_class: obj.spec.priority_class_name.clone().unwrap_or_default(),
             first: e.first,
             local_queue,
+            pods_ready_seconds: super::measures::pods_ready_to_evicted(&e.status),
         }));
     }
     effects

@@ -239,6 +239,15 @@ impl Ctx<'_> {
             }
             Effect::Metric(update) => self.metric(update),
             Effect::ReleaseQuota => {
+                // Back to pending while evicted: upstream's eviction latency.
+                let released = self
+                    .m
+                    .engine
+                    .holding_queue(key)
+                    .and_then(|cq| super::measures::eviction_released(cq, obj, self.now.wall));
+                if let Some(update) = released {
+                    self.metric(update);
+                }
                 if self.m.engine.release(key) {
                     tracing::info!(
                         workload = %key,

@@ -110,7 +110,7 @@ impl Engine {
         self.cycle += 1;
         let mut outcome = CycleOutcome {
             cycle: self.cycle,
-            decisions: Vec::new(),
+            ..CycleOutcome::default()
         };
         // 1. Heads.
         let heads = self.pop_heads();

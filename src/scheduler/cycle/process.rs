@@ -55,6 +55,7 @@ impl Engine {
             e.message = message::OVERLAPPING_TARGETS.to_string();
             e.reason = PendingReason::WaitingForQuota;
             e.detail = PendingDetail::OverlappingTargets;
+            self.count_preemption_skip(e.cq, outcome);
             return;
         }
         if mode == FitMode::Fit && self.admission_blocked() {
@@ -74,6 +75,9 @@ impl Engine {
             e.message = message::NO_LONGER_FITS.to_string();
             e.reason = PendingReason::WaitingForQuota;
             e.detail = PendingDetail::NoLongerFits;
+            if mode != FitMode::Fit {
+                self.count_preemption_skip(e.cq, outcome);
+            }
             return;
         }
         state.preempted.extend(e.targets.iter().map(|t| t.wl));
@@ -84,6 +88,14 @@ impl Engine {
             return;
         }
         self.admit(e, usage, now, outcome);
+    }
+
+    /// One more entry of `cq` that needed preemption skipped in this cycle.
+    fn count_preemption_skip(&self, cq: CqId, outcome: &mut CycleOutcome) {
+        *outcome
+            .preemption_skips
+            .entry(self.cqs[cq].name.clone())
+            .or_default() += 1;
     }
 
     /// Upstream's `resourcesToReserve` for a preemptor without candidates.

@@ -3,12 +3,14 @@
 //! with reasons and messages, eviction counts, `requeueState`): `blockAdmission` holding the
 //! next admission, the `PodsReadyTimeout` eviction with its backoff, the deactivation past
 //! `backoffLimitCount`, the requeue once the backoff is over, and `PodsReady` from a Job's
-//! status, step by step.
+//! status, step by step; and the metric updates on the way (time to ready, pods ready until
+//! evicted, eviction until release, Workload creation latency).
 
 use std::time::Duration;
 
 use k8s_openapi::api::batch::v1::Job;
 use kubectl_kueue::api::Workload;
+use kubectl_kueue::metrics::MetricUpdate;
 
 use super::parity::{
     ADMITTED_AT, FLAVORS, Shape, admitted_on, both_ways, cluster_queue, condition, job,
@@ -274,6 +276,70 @@ fn a_jobs_ready_pods_make_its_workload_ready_and_let_the_next_one_in() {
         )
     );
     assert!(workload_of(&live, "two").0.is_some(), "let in: {live:#?}");
+    // Upstream's time-to-ready histograms, once: 61 s after its creation and admission.
+    let ready: Vec<_> = world
+        .metrics
+        .iter()
+        .filter_map(|m| match m {
+            MetricUpdate::PodsReady {
+                cluster_queue,
+                queued_seconds,
+                admitted_seconds,
+                ..
+            } => Some((cluster_queue.as_str(), *queued_seconds, *admitted_seconds)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ready, [("a", 61.0, 61.0)]);
+    // Each Workload was created an hour (and a second) after its Job.
+    let created: Vec<_> = world
+        .metrics
+        .iter()
+        .filter_map(|m| match m {
+            MetricUpdate::WorkloadCreated { job_kind, seconds } => {
+                Some((job_kind.as_str(), *seconds))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(created, [("Job", 3600.0), ("Job", 3601.0)]);
+
+    // Step 4, 30 s later: `one` is deactivated; its pods had been ready for 30 s.
+    world.advance(Duration::from_secs(30));
+    let name = world
+        .cache
+        .workloads
+        .keys()
+        .find(|k| k.name.starts_with("job-one-"))
+        .unwrap()
+        .name
+        .clone();
+    let mut w = (*world.workload("ns-a", &name)).clone();
+    w.spec.active = false;
+    let actions = world.put_workload(w);
+    world.settle(actions);
+    let evicted: Vec<_> = world
+        .metrics
+        .iter()
+        .filter_map(|m| match m {
+            MetricUpdate::Evicted {
+                reason,
+                pods_ready_seconds,
+                ..
+            } => Some((reason.as_str(), *pods_ready_seconds)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(evicted, [("Deactivated", Some(30.0))]);
+    // Its readiness does not count again.
+    assert_eq!(
+        world
+            .metrics
+            .iter()
+            .filter(|m| matches!(m, MetricUpdate::PodsReady { .. }))
+            .count(),
+        1
+    );
 }
 
 #[test]
@@ -331,6 +397,34 @@ fn the_controller_evicts_when_the_timeout_runs_out_and_requeues_after_the_backof
     let w = world.workload("ns-a", &name);
     let st = w.status.as_ref().unwrap();
     assert!(st.admission.is_none(), "released");
+    // Never ready: no pods-ready-to-evicted time; released at once after the eviction.
+    let metrics: Vec<_> = world
+        .metrics
+        .iter()
+        .filter(|m| {
+            matches!(
+                m,
+                MetricUpdate::Evicted { .. } | MetricUpdate::EvictionReleased { .. }
+            )
+        })
+        .collect();
+    assert!(
+        matches!(
+            metrics.as_slice(),
+            [
+                MetricUpdate::Evicted {
+                    pods_ready_seconds: None,
+                    ..
+                },
+                MetricUpdate::EvictionReleased {
+                    cluster_queue,
+                    reason,
+                    seconds,
+                }
+            ] if cluster_queue == "a" && reason == "PodsReadyTimeout" && *seconds == 0.0
+        ),
+        "{metrics:#?}"
+    );
     assert_eq!(st.requeue_state.as_ref().and_then(|r| r.count), Some(1));
     world.advance(Duration::from_secs(59));
     let actions = world.tick();
