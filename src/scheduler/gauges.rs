@@ -151,11 +151,7 @@ impl Engine {
                     .flat_map(|g| g.covered.iter())
                     .map(|&r| (self.names.resources[r].clone(), Amount::ZERO))
                     .collect();
-                let ids = q
-                    .heap
-                    .iter()
-                    .map(|k| k.id)
-                    .chain(q.inadmissible.keys().copied());
+                let ids = q.entries().map(|(k, _)| k.id);
                 for st in ids.filter_map(|id| self.wls[id].as_ref()) {
                     for ps in &st.pod_sets {
                         for &(r, v) in &ps.per_pod {

@@ -75,6 +75,7 @@ mod live_admin;
 mod live_capacity;
 mod live_explain;
 mod live_forecast;
+mod live_forecast_accuracy;
 mod live_history;
 mod live_status;
 mod live_submit;
