@@ -141,6 +141,10 @@ impl Engine {
     fn retry_parked(&mut self, only_stale: bool) -> usize {
         let mut moved = 0;
         let epoch = self.epoch;
+        if only_stale && epoch == 0 {
+            // Quota never changed: every parking happened against the quota as it is.
+            return 0;
+        }
         // Evaluated since quota last changed: a stale sweep keeps them parked.
         let mut fresh: IdVec<CqId, Vec<QueueKey>> = self.cqs.ids().map(|_| Vec::new()).collect();
         if only_stale && self.evaluated_in_epoch.0 == epoch {

@@ -135,9 +135,12 @@ fn watch(
     tokio::spawn(async move {
         let api: Api<Workload> = Api::all(client.clone());
         let mut events = watcher(api, watcher::Config::default())
+            .default_backoff()
             .applied_objects()
             .boxed();
-        while let Some(Ok(w)) = events.next().await {
+        while let Some(event) = events.next().await {
+            // A dropped watch is re-established by the backoff; its errors are skipped.
+            let Ok(w) = event else { continue };
             let key = (
                 w.metadata.namespace.clone().unwrap_or_default(),
                 w.metadata.name.clone().unwrap_or_default(),
@@ -185,11 +188,13 @@ async fn forecast_for(
     client: &kube::Client,
     arriving: &[(usize, &TraceJob)],
     runtimes_real: &BTreeMap<WorkloadKey, Millis>,
-    seen: &BTreeMap<(String, String), Seen>,
+    seen: &Mutex<BTreeMap<(String, String), Seen>>,
 ) -> BTreeMap<usize, Option<Millis>> {
     let inventory = kubectl_kueue::kube::snapshot::read_inventory(client)
         .await
         .expect("read the cluster");
+    // Taken after the read: every admission the read shows is in it.
+    let seen = seen.lock().unwrap().clone();
     let now = now_ms();
     let snap = Snapshot::from_inventory(inventory, now).expect("convert the cluster");
     let mut state = snap.converted.state;
@@ -217,7 +222,10 @@ async fn forecast_for(
             Some((k, Runtime::limit(RuntimeSource::Unknown, r)))
         })
         .collect();
-    let f = forecast(&state, &runtimes, now);
+    // Off the async workers, so the watch and the job side keep their timing.
+    let f = tokio::task::spawn_blocking(move || forecast(&state, &runtimes, now))
+        .await
+        .expect("the forecast");
     arriving
         .iter()
         .map(|&(i, j)| {
@@ -275,8 +283,7 @@ async fn measure(cluster: &Cluster, jobs: &[TraceJob], speedup: i64, drain: Dura
         i += batch.len();
         let due = Duration::from_millis(((at - first) / speedup) as u64);
         tokio::time::sleep(due.saturating_sub(start.elapsed())).await;
-        let seen_now = seen.lock().unwrap().clone();
-        predicted.extend(forecast_for(&client, &batch, &runtimes_real, &seen_now).await);
+        predicted.extend(forecast_for(&client, &batch, &runtimes_real, &seen).await);
         for &(k, j) in &batch {
             let api: Api<Workload> = Api::namespaced(client.clone(), &j.namespace);
             let w: Workload = serde_json::from_value(workload_body(j)).unwrap();

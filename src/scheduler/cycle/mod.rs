@@ -153,7 +153,13 @@ impl Engine {
         for &(_, key) in &heads {
             let st = self.wls[key.id].as_mut().expect("live workload id");
             if st.evaluated_at != epoch {
-                self.evaluated_in_epoch.1.push(key.id);
+                // Listed again only after a resumed scan reset it: bounded by deduplicating.
+                let listed = &mut self.evaluated_in_epoch.1;
+                listed.push(key.id);
+                if listed.len() > 2 * self.wl_ids.len() + 64 {
+                    listed.sort_unstable();
+                    listed.dedup();
+                }
             }
             st.evaluated_at = epoch;
             st.equivalent_reported = None;
