@@ -5,7 +5,8 @@
 //! Invariants: each family is registered under its upstream name without the `kueue_`
 //! prefix (the registry's) and, for counters, without `_total` (the encoder's); help texts
 //! come from [`super::help`] when the text is written. Families upstream gates are
-//! registered only when switched on ([`super::Options`]).
+//! registered only when switched on ([`super::Options`]). Every counter and histogram
+//! labelled with a queue or cohort is [`Tracked`], so its series can go with the queue.
 
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -14,14 +15,18 @@ use prometheus_client::registry::{Metric, Registry};
 
 use super::Options;
 use super::buckets::Buckets;
-use super::series::{GaugeF, Labels, StateGauge};
+use super::series::{GaugeF, Labels, StateGauge, Tracked};
 
-pub type Counters = Family<Labels, Counter>;
-pub type Histograms = Family<Labels, Histogram, Buckets>;
+/// A counter family labelled with a queue or cohort.
+pub type Counters = Tracked<Counter>;
+/// A histogram family labelled with a queue or cohort.
+pub type Histograms = Tracked<Histogram, Buckets>;
+/// A histogram family of the scheduler's health (no queue label).
+pub type HealthHistograms = Family<Labels, Histogram, Buckets>;
 
 /// A histogram family built with `buckets`.
 pub fn histograms(buckets: Buckets) -> Histograms {
-    Family::new_with_constructor(buckets)
+    Tracked::new(Family::new_with_constructor(buckets))
 }
 
 /// Registers `metric` as `name`; its help is filled in when the text is written.
@@ -32,9 +37,9 @@ pub fn register(r: &mut Registry, name: &str, metric: impl Metric) {
 /// Scheduler health and per-ClusterQueue families.
 pub struct ClusterQueueFamilies {
     pub build_info: Family<Labels, GaugeF>,
-    pub admission_attempts: Counters,
-    pub admission_attempt_duration: Histograms,
-    pub workload_creation_latency: Histograms,
+    pub admission_attempts: Family<Labels, Counter>,
+    pub admission_attempt_duration: HealthHistograms,
+    pub workload_creation_latency: HealthHistograms,
     pub preemption_skips: StateGauge,
     pub pending_workloads: StateGauge,
     pub finished_workloads: StateGauge,
@@ -69,8 +74,8 @@ impl Default for ClusterQueueFamilies {
         ClusterQueueFamilies {
             build_info: Family::default(),
             admission_attempts: Family::default(),
-            admission_attempt_duration: histograms(Buckets::GoDefault),
-            workload_creation_latency: histograms(Buckets::Exponential {
+            admission_attempt_duration: Family::new_with_constructor(Buckets::GoDefault),
+            workload_creation_latency: Family::new_with_constructor(Buckets::Exponential {
                 start: 0.01,
                 factor: 2.0,
                 count: 11,
@@ -82,19 +87,19 @@ impl Default for ClusterQueueFamilies {
             admitted_active_workloads: StateGauge::default(),
             status: StateGauge::default(),
             info: StateGauge::default(),
-            quota_reserved_workloads: Family::default(),
+            quota_reserved_workloads: Tracked::default(),
             quota_reserved_wait_time: histograms(Buckets::Kueue(14)),
-            admitted_workloads: Family::default(),
+            admitted_workloads: Tracked::default(),
             admission_wait_time: histograms(Buckets::Kueue(16)),
             admission_checks_wait_time: histograms(Buckets::Kueue(14)),
             ready_wait_time: histograms(Buckets::Kueue(14)),
             admitted_until_ready_wait_time: histograms(Buckets::Kueue(14)),
-            evicted_workloads: Family::default(),
-            evicted_workloads_once: Family::default(),
+            evicted_workloads: Tracked::default(),
+            evicted_workloads_once: Tracked::default(),
             pods_ready_to_evicted_time: histograms(Buckets::Kueue(14)),
             eviction_latency: histograms(Buckets::Kueue(14)),
-            preempted_workloads: Family::default(),
-            finished_workloads_total: Family::default(),
+            preempted_workloads: Tracked::default(),
+            finished_workloads_total: Tracked::default(),
             nominal_quota: StateGauge::default(),
             borrowing_limit: StateGauge::default(),
             lending_limit: StateGauge::default(),
@@ -148,7 +153,7 @@ impl ClusterQueueFamilies {
             ("finished_workloads", &self.finished_workloads_total),
         ];
         for (name, c) in counters {
-            register(r, name, c.clone());
+            register(r, name, c.family());
         }
         let histograms = [
             (
@@ -172,7 +177,7 @@ impl ClusterQueueFamilies {
             ("workload_eviction_latency_seconds", &self.eviction_latency),
         ];
         for (name, h) in histograms {
-            register(r, name, h.clone());
+            register(r, name, h.family());
         }
         if options.cluster_queue_resources {
             let resources = [

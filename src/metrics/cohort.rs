@@ -45,7 +45,7 @@ impl CohortFamilies {
         register(
             r,
             "cohort_subtree_admitted_workloads",
-            self.subtree_admitted_workloads.clone(),
+            self.subtree_admitted_workloads.family(),
         );
     }
 }

@@ -3,7 +3,7 @@
 //! functions do.
 //!
 //! Invariants: a LocalQueue twin is recorded only for a LocalQueue the caller passes (the
-//! model named it and LocalQueue metrics are on); nothing here drops a series.
+//! model named it and LocalQueue metrics are on); nothing here drops a series (`gone` does).
 
 use super::{LocalQueueRef, Metrics};
 

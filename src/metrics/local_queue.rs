@@ -5,12 +5,11 @@
 //! Invariants: as [`super::cluster_queue`]'s: upstream's names and buckets, help filled in
 //! when the text is written.
 
-use prometheus_client::metrics::family::Family;
 use prometheus_client::registry::Registry;
 
 use super::buckets::Buckets;
 use super::cluster_queue::{Counters, Histograms, histograms, register};
-use super::series::StateGauge;
+use super::series::{StateGauge, Tracked};
 
 /// The `kueue_local_queue_*` families.
 pub struct LocalQueueFamilies {
@@ -42,15 +41,15 @@ impl Default for LocalQueueFamilies {
             status: StateGauge::default(),
             resource_reservation: StateGauge::default(),
             resource_usage: StateGauge::default(),
-            quota_reserved_workloads: Family::default(),
+            quota_reserved_workloads: Tracked::default(),
             quota_reserved_wait_time: histograms(Buckets::Kueue(14)),
-            admitted_workloads: Family::default(),
+            admitted_workloads: Tracked::default(),
             admission_wait_time: histograms(Buckets::Kueue(14)),
             admission_checks_wait_time: histograms(Buckets::Kueue(14)),
             ready_wait_time: histograms(Buckets::Kueue(14)),
             admitted_until_ready_wait_time: histograms(Buckets::Kueue(14)),
-            evicted_workloads: Family::default(),
-            finished_workloads_total: Family::default(),
+            evicted_workloads: Tracked::default(),
+            finished_workloads_total: Tracked::default(),
         }
     }
 }
@@ -91,7 +90,7 @@ impl LocalQueueFamilies {
             ),
         ];
         for (name, c) in counters {
-            register(r, name, c.clone());
+            register(r, name, c.family());
         }
         let histograms = [
             (
@@ -113,7 +112,7 @@ impl LocalQueueFamilies {
             ),
         ];
         for (name, h) in histograms {
-            register(r, name, h.clone());
+            register(r, name, h.family());
         }
     }
 }

@@ -5,7 +5,8 @@
 //! Two kinds of series:
 //! - events (counters, histograms) are recorded when the thing happens: an admission attempt,
 //!   a quota reservation, an admission, an eviction, a preemption, pods becoming ready, an
-//!   evicted workload's quota released, a Workload created for a Job (`events`);
+//!   evicted workload's quota released, a Workload created for a Job (`events`); those of a
+//!   queue or cohort go when the model reports it gone (`gone`);
 //! - state (gauges) is replaced from the engine's figures after each change
 //!   ([`Metrics::set_queue_state`] and its siblings in `state`), which also drops series
 //!   of queues and cohorts that are gone.
@@ -24,14 +25,15 @@
 //! always 1.
 //!
 //! Module map: [`updates`] (what the model sends), [`cluster_queue`], [`local_queue`] and
-//! [`cohort`] (the families), [`series`] (state gauges), `events` and `state` (applying
-//! updates), [`buckets`], [`help`] (upstream's texts), [`exposition`] (the text format).
+//! [`cohort`] (the families), [`series`] (state gauges, tracked families), `events`, `state`
+//! and `gone` (applying updates), [`buckets`], [`help`] (upstream's texts), [`exposition`] (the text format).
 
 pub mod buckets;
 pub mod cluster_queue;
 pub mod cohort;
 mod events;
 pub mod exposition;
+mod gone;
 pub mod help;
 pub mod local_queue;
 pub mod series;
@@ -250,6 +252,11 @@ impl Metrics {
             MetricUpdate::QueueState(queues) => self.set_queue_state(queues),
             MetricUpdate::LocalQueueState(queues) => self.set_local_queue_state(queues),
             MetricUpdate::CohortState(cohorts) => self.set_cohort_state(cohorts),
+            MetricUpdate::ClusterQueueGone { cluster_queue } => {
+                self.cluster_queue_gone(cluster_queue)
+            }
+            MetricUpdate::LocalQueueGone(lq) => self.local_queue_gone(lq),
+            MetricUpdate::CohortGone { cohort } => self.cohort_gone(cohort),
         }
     }
 }

@@ -1,15 +1,19 @@
-//! Label sets, and gauges that hold a state: each update names every series the family
-//! should have, and the series set before but not named now go.
+//! Label sets; gauges that hold a state (each update names every series the family should
+//! have, and the series set before but not named now go); and counter and histogram
+//! families whose series can be dropped by label, for a queue or cohort that is gone.
 //!
-//! Invariants: a [`StateGauge`] shows exactly the series of its last [`StateGauge::replace`]
-//! plus those [`StateGauge::set`] since, minus those [`StateGauge::retain`] dropped (a
-//! family cannot list its own series, so the label sets are remembered here).
+//! Invariants: a family cannot list its own series, so the label sets are remembered here. A
+//! [`StateGauge`] shows exactly the series of its last [`StateGauge::replace`] plus those
+//! [`StateGauge::set`] since, minus those [`StateGauge::retain`] dropped; a [`Tracked`]
+//! family shows every series [`Tracked::get_or_create`] made, minus those
+//! [`Tracked::retain`] dropped.
 
 use std::collections::BTreeSet;
+use std::ops::Deref;
 use std::sync::Mutex;
 use std::sync::atomic::AtomicU64;
 
-use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::family::{Family, MetricConstructor};
 use prometheus_client::metrics::gauge::Gauge;
 
 /// One series' labels, in upstream's order.
@@ -73,9 +77,93 @@ impl StateGauge {
     }
 }
 
+/// A counter or histogram family that remembers its series, so those of a queue or cohort
+/// that is gone can be dropped.
+pub struct Tracked<M, C = fn() -> M> {
+    family: Family<Labels, M, C>,
+    made: Mutex<BTreeSet<Labels>>,
+}
+
+impl<M: Default> Default for Tracked<M> {
+    fn default() -> Tracked<M> {
+        Tracked::new(Family::default())
+    }
+}
+
+impl<M, C: MetricConstructor<M> + Clone> Tracked<M, C> {
+    pub fn new(family: Family<Labels, M, C>) -> Tracked<M, C> {
+        Tracked {
+            family,
+            made: Mutex::new(BTreeSet::new()),
+        }
+    }
+
+    /// The family, to register.
+    pub fn family(&self) -> Family<Labels, M, C> {
+        self.family.clone()
+    }
+
+    fn made(&self) -> std::sync::MutexGuard<'_, BTreeSet<Labels>> {
+        self.made.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The series of `labels`, made if new (remembered and made under one lock, so a
+    /// concurrent [`Tracked::retain`] cannot miss it; the lock order is always ours, then
+    /// the family's).
+    pub fn get_or_create(&self, labels: &Labels) -> impl Deref<Target = M> + '_ {
+        let mut made = self.made();
+        if !made.contains(labels) {
+            made.insert(labels.clone());
+        }
+        let series = self.family.get_or_create(labels);
+        drop(made);
+        series
+    }
+
+    /// Drops the series `keep` says no to.
+    pub fn retain(&self, keep: impl Fn(&Labels) -> bool) {
+        let mut made = self.made();
+        made.retain(|labels| {
+            let kept = keep(labels);
+            if !kept {
+                self.family.remove(labels);
+            }
+            kept
+        });
+    }
+}
+
+/// The value of label `name`, "" without it.
+pub fn value<'a>(labels: &'a Labels, name: &str) -> &'a str {
+    labels
+        .iter()
+        .find(|(k, _)| k == name)
+        .map_or("", |(_, v)| v.as_str())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use prometheus_client::metrics::counter::Counter;
+
+    #[test]
+    fn tracked_drops_by_label() {
+        let c: Tracked<Counter> = Tracked::default();
+        c.get_or_create(&labels(&[("q", "a"), ("p", "x")])).inc();
+        c.get_or_create(&labels(&[("q", "a"), ("p", "y")])).inc();
+        c.get_or_create(&labels(&[("q", "b"), ("p", "x")])).inc();
+        c.retain(|l| value(l, "q") != "a");
+        assert!(c.family().get(&labels(&[("q", "a"), ("p", "x")])).is_none());
+        assert!(c.family().get(&labels(&[("q", "a"), ("p", "y")])).is_none());
+        assert!(c.family().get(&labels(&[("q", "b"), ("p", "x")])).is_some());
+        // Made again: from zero.
+        c.get_or_create(&labels(&[("q", "a"), ("p", "x")])).inc();
+        let again = c.family();
+        assert_eq!(
+            again.get(&labels(&[("q", "a"), ("p", "x")])).unwrap().get(),
+            1
+        );
+    }
 
     #[test]
     fn replace_drops_what_is_no_longer_named() {

@@ -4,7 +4,7 @@
 //! Invariants: a family switched off ([`super::Options`]) is never set; the preemption-skip
 //! gauge, set by events, loses only the series of ClusterQueues no longer in the snapshot.
 
-use super::series::Labels;
+use super::series::value;
 use super::{CohortState, LocalQueueState, Metrics, QueueState};
 
 impl Metrics {
@@ -126,13 +126,17 @@ impl Metrics {
         let mut usage = Vec::new();
         for q in queues {
             let lq = &q.queue;
-            for (s, v) in [
-                ("active", q.pending_active),
-                ("inadmissible", q.pending_inadmissible),
-            ] {
-                pending.push((self.lq_labels(lq, &[("status", s)]), v as f64));
+            if !q.stopped {
+                for (s, v) in [
+                    ("active", q.pending_active),
+                    ("inadmissible", q.pending_inadmissible),
+                ] {
+                    pending.push((self.lq_labels(lq, &[("status", s)]), v as f64));
+                }
+                if let Some(n) = q.finished {
+                    finished.push((self.lq_labels(lq, &[]), n as f64));
+                }
             }
-            finished.push((self.lq_labels(lq, &[]), q.finished as f64));
             reserving.push((self.lq_labels(lq, &[]), q.reserving as f64));
             admitted.push((self.lq_labels(lq, &[]), q.admitted as f64));
             for s in ["True", "False", "Unknown"] {
@@ -182,10 +186,9 @@ impl Metrics {
             };
             quota.extend(c.subtree_quota.iter().map(per_resource));
             reservations.extend(c.subtree_reservations.iter().map(per_resource));
-            admitted.push((
-                self.with_role(&[("cohort", name)]),
-                c.admitted_active as f64,
-            ));
+            if let Some(n) = c.admitted_active {
+                admitted.push((self.with_role(&[("cohort", name)]), n as f64));
+            }
         }
         if self.options.cohorts {
             f.info.replace(info);
@@ -195,12 +198,4 @@ impl Metrics {
         f.subtree_resource_reservations.replace(reservations);
         f.subtree_admitted_active_workloads.replace(admitted);
     }
-}
-
-/// The value of label `name`, "" without it.
-fn value<'a>(labels: &'a Labels, name: &str) -> &'a str {
-    labels
-        .iter()
-        .find(|(k, _)| k == name)
-        .map_or("", |(_, v)| v.as_str())
 }

@@ -136,6 +136,7 @@ fn every_update() -> Vec<MetricUpdate> {
         MetricUpdate::QueueState(vec![queue("cq", "team")]),
         MetricUpdate::LocalQueueState(vec![LocalQueueState {
             queue: lq("a"),
+            finished: Some(1),
             active: "True".into(),
             resources: vec![("f".into(), "cpu".into(), 1.0, 1.0)],
             ..Default::default()
@@ -144,6 +145,7 @@ fn every_update() -> Vec<MetricUpdate> {
             cohort: "team".into(),
             subtree_quota: vec![("f".into(), "cpu".into(), 4.0)],
             subtree_reservations: vec![("f".into(), "cpu".into(), 1.0)],
+            admitted_active: Some(1),
             weighted_share: Some(0.0),
             ..Default::default()
         }]),
@@ -189,7 +191,7 @@ fn finished_gauge_and_counter_render_side_by_side() {
     m.record(&MetricUpdate::QueueState(vec![queue("cq", "")]));
     m.record(&MetricUpdate::LocalQueueState(vec![LocalQueueState {
         queue: lq("a"),
-        finished: 1,
+        finished: Some(1),
         active: "True".into(),
         ..Default::default()
     }]));
@@ -279,7 +281,7 @@ fn cohort_gauges_and_the_subtree_admission_counter() {
         },
         subtree_quota: vec![("f".into(), "cpu".into(), 4.0)],
         subtree_reservations: vec![("f".into(), "cpu".into(), 2.5)],
-        admitted_active: 2,
+        admitted_active: Some(2),
         weighted_share: Some(0.0),
     }]));
     m.record(&MetricUpdate::Admitted {
@@ -322,6 +324,7 @@ fn info_gauges_follow_metrics_for_cohorts() {
     m.record(&MetricUpdate::QueueState(vec![queue("a", "team")]));
     m.record(&MetricUpdate::CohortState(vec![CohortState {
         cohort: "team".into(),
+        admitted_active: Some(0),
         ..Default::default()
     }]));
     m.record(&MetricUpdate::WorkloadCreated {
@@ -443,4 +446,49 @@ fn local_queue_gauges_of_a_queue_gone_are_dropped() {
     let text = m.encode();
     assert!(!text.contains(r#"name="b""#), "{text}");
     assert!(text.contains(r#"name="a""#), "{text}");
+}
+
+#[test]
+fn gauges_upstream_has_not_created_yet_have_no_series() {
+    let m = Metrics::new(Role::Standalone, false, true);
+    let mut cq = queue("cq", "team");
+    cq.finished = None;
+    m.record(&MetricUpdate::QueueState(vec![cq]));
+    // `s` is stopped: out of upstream's queue manager, no pending or finished gauge.
+    m.record(&MetricUpdate::LocalQueueState(vec![
+        LocalQueueState {
+            queue: lq("a"),
+            active: "True".into(),
+            ..Default::default()
+        },
+        LocalQueueState {
+            queue: lq("s"),
+            stopped: true,
+            finished: Some(2),
+            active: "False".into(),
+            ..Default::default()
+        },
+    ]));
+    m.record(&MetricUpdate::CohortState(vec![CohortState {
+        cohort: "team".into(),
+        ..Default::default()
+    }]));
+    let text = m.encode();
+    for absent in [
+        "kueue_finished_workloads{",
+        "kueue_local_queue_finished_workloads{",
+        "kueue_cohort_subtree_admitted_active_workloads{",
+        r#"kueue_local_queue_pending_workloads{name="s""#,
+    ] {
+        assert!(!text.contains(absent), "{absent} in\n{text}");
+    }
+    assert!(
+        text.contains(r#"kueue_local_queue_pending_workloads{name="a""#),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"kueue_local_queue_status{name="s""#),
+        "{text}"
+    );
+    assert!(text.contains("kueue_cohort_info{"), "{text}");
 }

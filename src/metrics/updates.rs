@@ -1,11 +1,12 @@
 //! What the controller's model tells the registry, as data: [`MetricUpdate`]s, each either an
-//! event (a counter or histogram sample, upstream recording it when the thing happens) or a
-//! state snapshot (every gauge of a kind, replaced as a whole).
+//! event (a counter or histogram sample, upstream recording it when the thing happens), a
+//! state snapshot (every gauge of a kind, replaced as a whole) or a queue or cohort gone (its
+//! counters and histograms dropped).
 //!
 //! Invariants: plain values, already in reporting units (CPU in cores, other resources in
 //! base units, unlimited as `+Inf`, durations in seconds); a LocalQueue is named only when
-//! its metrics are exposed; the registry decides nothing from them beyond which families are
-//! switched on.
+//! its metrics are exposed (or, when gone, were); a gauge upstream has no series for yet is
+//! `None`; the registry decides nothing from them beyond which families are switched on.
 
 /// A LocalQueue whose metrics are exposed, as upstream's `name` and `namespace` labels.
 #[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord)]
@@ -18,12 +19,16 @@ pub struct LocalQueueRef {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct LocalQueueState {
     pub queue: LocalQueueRef,
+    /// Stopped (`stopPolicy` set): upstream's queue manager drops it, so it has no pending
+    /// or finished gauge meanwhile.
+    pub stopped: bool,
     pub pending_active: i64,
     pub pending_inadmissible: i64,
     pub reserving: i64,
     pub admitted: i64,
-    /// Finished Workloads that name it.
-    pub finished: i64,
+    /// Finished Workloads that name it; `None` until one was seen (upstream has no series
+    /// then).
+    pub finished: Option<i64>,
     /// The `Active` condition's status: `True`, `False` or `Unknown`.
     pub active: String,
     /// Per flavor and resource of its ClusterQueue: (flavor, resource, reserved, admitted
@@ -55,8 +60,8 @@ pub struct QueueState {
     pub pending_inadmissible: i64,
     pub reserving: i64,
     pub admitted: i64,
-    /// Finished Workloads of its LocalQueues; `None` while no LocalQueue points at it
-    /// (upstream has no series then).
+    /// Finished Workloads of its LocalQueues; `None` until a LocalQueue pointed at it
+    /// (upstream has no series then; once there, it stays until the ClusterQueue goes).
     pub finished: Option<i64>,
     /// Per flavor and resource, already in reporting units.
     pub resources: Vec<ResourceState>,
@@ -88,8 +93,9 @@ pub struct CohortState {
     /// (flavor, resource, amount): what the ClusterQueues below it reserve, only where
     /// positive.
     pub subtree_reservations: Vec<(String, String, f64)>,
-    /// Admitted Workloads in the ClusterQueues below it.
-    pub admitted_active: i64,
+    /// Admitted Workloads in the ClusterQueues below it; `None` until a Workload took or gave
+    /// back quota below it (upstream has no series then).
+    pub admitted_active: Option<i64>,
     /// Fair sharing's weighted share, for a cohort a Cohort object defines; `None` otherwise
     /// or without fair sharing.
     pub weighted_share: Option<f64>,
@@ -168,4 +174,14 @@ pub enum MetricUpdate {
     LocalQueueState(Vec<LocalQueueState>),
     /// Every cohort's state (those outside a cycle), replacing the `kueue_cohort_*` gauges.
     CohortState(Vec<CohortState>),
+    /// A ClusterQueue was deleted: its counters and histograms go (upstream's
+    /// `ClearClusterQueueMetrics`; its gauges leave the next snapshot).
+    ClusterQueueGone { cluster_queue: String },
+    /// A LocalQueue's metrics stopped being exposed (deleted, or its labels no longer match
+    /// the selector): its counters and histograms go (upstream's `ClearLocalQueueMetrics`).
+    LocalQueueGone(LocalQueueRef),
+    /// A cohort went (its Cohort object deleted, or no ClusterQueue or Cohort names it any
+    /// more): its subtree admission counter goes (upstream's
+    /// `ClearCohortAdmittedWorkloadsMetrics`).
+    CohortGone { cohort: String },
 }

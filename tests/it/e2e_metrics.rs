@@ -3,8 +3,10 @@
 //! LocalQueue metrics (`kueue_local_queue_*`): `run-controller` with
 //! `metrics.localQueueMetrics` selecting LocalQueues by label reports the selected one
 //! (pending split active/inadmissible, reserving and admitted, status, resources, admissions)
-//! and not the other; restarted with `enable: false`, it reports none, the ClusterQueue
-//! metrics unchanged.
+//! and not the other; a LocalQueue deleted loses its series, a ClusterQueue deleted all of
+//! its own (counters and histograms included, as upstream clears them), and no LocalQueue
+//! has a finished-workloads gauge before a Workload of it finishes; restarted with
+//! `enable: false`, it reports none, the ClusterQueue metrics unchanged.
 //!
 //! Cohorts, fair sharing, `waitForPodsReady` and eviction (kube-controller-manager and kwok
 //! running the Jobs' pods): a Job borrowing in a Cohort object's tree reports the hierarchy
@@ -81,6 +83,32 @@ spec:
   - {name: main, count: 1, template: {spec: {restartPolicy: Never, containers: [{name: c, image: x, resources: {requests: {cpu: '3'}}}]}}}
 ";
 
+/// A ClusterQueue, LocalQueue (selected) and Workload to delete while the controller runs.
+const GONE: &str = "apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: cq-gone}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: default-flavor
+      resources: [{name: cpu, nominalQuota: 1}]
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: LocalQueue
+metadata: {name: lq-gone, namespace: lqm, labels: {team: a}}
+spec: {clusterQueue: cq-gone}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: Workload
+metadata: {name: g-0, namespace: lqm}
+spec:
+  queueName: lq-gone
+  podSets:
+  - {name: main, count: 1, template: {spec: {restartPolicy: Never, containers: [{name: c, image: x, resources: {requests: {cpu: '1'}}}]}}}
+";
+
 fn config(dir: &tempfile::TempDir, name: &str, metrics: &str) -> std::path::PathBuf {
     let path = dir.path().join(name);
     std::fs::write(
@@ -108,6 +136,9 @@ async fn local_queue_metrics_appear_for_the_selected_queues_only_when_enabled() 
         .await
         .unwrap();
     crate::support::apply::apply_yaml(&client, WORKLOADS, "lqm")
+        .await
+        .unwrap();
+    crate::support::apply::apply_yaml(&client, GONE, "lqm")
         .await
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
@@ -157,6 +188,71 @@ async fn local_queue_metrics_appear_for_the_selected_queues_only_when_enabled() 
     .await;
     assert!(!text.contains(r#"name="lq-b""#), "{text}");
     assert!(text.contains("kueue_build_info{"), "{text}");
+    // Nothing finished: no LocalQueue finished gauge yet (upstream creates it with the first).
+    assert!(
+        !text.contains("kueue_local_queue_finished_workloads{"),
+        "{text}"
+    );
+
+    // Deleted while the controller runs: the LocalQueue's series go, then the ClusterQueue's.
+    let gone_lq = [("name", "lq-gone"), ("namespace", "lqm")];
+    let gone_cq = [("cluster_queue", "cq-gone")];
+    eventually(Some(&cluster), T, "g-0 admitted", || async {
+        let m = ctl.metrics();
+        (metric(&m, "kueue_admitted_workloads_total", &gone_cq)? == 1.0
+            && metric(&m, "kueue_local_queue_admitted_workloads_total", &gone_lq)? == 1.0)
+            .then_some(())
+    })
+    .await;
+    kubectl(
+        &cluster,
+        &["delete", "workload", "g-0", "-n", "lqm", "--wait=false"],
+    );
+    kubectl(
+        &cluster,
+        &[
+            "delete",
+            "localqueue",
+            "lq-gone",
+            "-n",
+            "lqm",
+            "--wait=false",
+        ],
+    );
+    let text = eventually(Some(&cluster), T, "lq-gone's series gone", || async {
+        let m = ctl.metrics();
+        (m.contains("kueue_build_info") && !m.contains(r#"name="lq-gone""#)).then_some(m)
+    })
+    .await;
+    assert_eq!(
+        metric(&text, "kueue_admitted_workloads_total", &gone_cq),
+        Some(1.0),
+        "the ClusterQueue's counters stay while it does:\n{text}"
+    );
+    kubectl(
+        &cluster,
+        &["delete", "clusterqueue", "cq-gone", "--wait=false"],
+    );
+    let text = eventually(Some(&cluster), T, "cq-gone's series gone", || async {
+        let m = ctl.metrics();
+        (m.contains("kueue_build_info") && !m.contains(r#"cluster_queue="cq-gone""#)).then_some(m)
+    })
+    .await;
+    // The other queues' series are untouched.
+    assert_eq!(
+        metric(
+            &text,
+            "kueue_admitted_workloads_total",
+            &[("cluster_queue", "cq")]
+        ),
+        Some(2.0),
+        "{text}"
+    );
+    assert_eq!(
+        metric(&text, "kueue_local_queue_admitted_workloads_total", &a),
+        Some(2.0),
+        "{text}"
+    );
     drop(ctl);
 
     let mut ctl = start_controller(

@@ -6,11 +6,12 @@
 //! [`MetricUpdate::QueueState`], [`MetricUpdate::LocalQueueState`] (with LocalQueue metrics
 //! on) and [`MetricUpdate::CohortState`] per round, amounts in reporting units.
 //!
-//! Invariants: what upstream leaves out is left out here too: a ClusterQueue no LocalQueue
-//! points at has no finished-workloads gauge; a cohort's subtree quota and reservations are
-//! reported only where positive; weighted shares only with fair sharing (a ClusterQueue's
-//! +Inf reported as NaN, as upstream does), a cohort's only when a Cohort object defines it;
-//! cohorts whose ancestry loops have no gauges.
+//! Invariants: what upstream leaves out is left out here too: the finished-workloads gauges
+//! and the cohorts' admitted-active gauge until upstream would have created them
+//! (`lifetimes`); a cohort's subtree quota and reservations are reported only where
+//! positive; weighted shares only with fair sharing (a ClusterQueue's +Inf reported as NaN,
+//! as upstream does), a cohort's only when a Cohort object defines it; cohorts whose
+//! ancestry loops have no gauges.
 
 use std::collections::BTreeMap;
 
@@ -71,6 +72,7 @@ impl Ctx<'_> {
 
     fn update_queue_gauges(&mut self, finished: &BTreeMap<String, i64>) {
         let engine = &self.m.engine;
+        let lifetimes = &mut self.m.lifetimes;
         let fair_sharing = engine.config().fair_sharing.is_some();
         let pending = engine.pending_counts();
         let pending_requests: BTreeMap<String, BTreeMap<String, Amount>> =
@@ -81,6 +83,10 @@ impl Ctx<'_> {
             .map(|v| {
                 let counts = pending.iter().find(|p| p.cluster_queue == v.name);
                 let h = engine.hierarchy(&v.name).unwrap_or_default();
+                if lifetimes.holding_changed(&v.name, v.reserving) {
+                    lifetimes.cohorts_touched(engine.cohorts_above(&v.name));
+                }
+                let pointed_at = finished.get(&v.name);
                 QueueState {
                     cohort: v.cohort.clone().unwrap_or_default(),
                     hierarchy: Hierarchy {
@@ -93,7 +99,11 @@ impl Ctx<'_> {
                     pending_inadmissible: counts.map_or(0, |c| c.inadmissible as i64),
                     reserving: v.reserving as i64,
                     admitted: v.admitted as i64,
-                    finished: finished.get(&v.name).copied(),
+                    finished: lifetimes.cluster_queue_finished(
+                        &v.name,
+                        pointed_at.is_some(),
+                        pointed_at.copied().unwrap_or(0),
+                    ),
                     resources: v
                         .usage
                         .iter()
@@ -189,12 +199,20 @@ impl Ctx<'_> {
                         .collect()
                 })
                 .unwrap_or_default();
+            let done = finished.get(&key).copied().unwrap_or(0) as i64;
+            let stopped = lq.spec.stop_policy.is_stopped();
+            let finished_gauge = if stopped {
+                None
+            } else {
+                self.m.lifetimes.local_queue_finished(&queue, done)
+            };
             states.push(LocalQueueState {
+                stopped,
                 pending_active: counts.active as i64,
                 pending_inadmissible: counts.inadmissible as i64,
                 reserving: local.map_or(0, |l| l.reserving as i64),
                 admitted: local.map_or(0, |l| l.admitted as i64),
-                finished: finished.get(&key).copied().unwrap_or(0) as i64,
+                finished: finished_gauge,
                 queue,
                 active,
                 resources,
@@ -206,6 +224,7 @@ impl Ctx<'_> {
     /// The `kueue_cohort_*` gauges of every cohort outside a cycle.
     fn update_cohort_gauges(&mut self) {
         let fair_sharing = self.m.engine.config().fair_sharing.is_some();
+        let lifetimes = &self.m.lifetimes;
         let states = self
             .m
             .engine
@@ -218,7 +237,7 @@ impl Ctx<'_> {
                 },
                 subtree_quota: positive(&c.subtree_quota),
                 subtree_reservations: positive(&c.subtree_reservations),
-                admitted_active: c.admitted as i64,
+                admitted_active: lifetimes.cohort_admitted(&c.name, c.admitted as i64),
                 weighted_share: (fair_sharing && c.explicit).then_some(c.weighted_share),
                 cohort: c.name,
             })

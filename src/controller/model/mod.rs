@@ -13,7 +13,8 @@
 //! 3. reconciles changed Jobs ([`jobs`], decisions in [`crate::integration::job`]),
 //! 4. runs scheduling cycles if anything changed ([`scheduling`]),
 //! 5. sends the Workload status writes decided ([`workloads`], shapes in [`crate::status`]),
-//! 6. refreshes ClusterQueue/LocalQueue status ([`queues`]) and the gauges (`gauges`).
+//! 6. refreshes ClusterQueue/LocalQueue status ([`queues`]) and the gauges (`gauges`); the
+//!    series of queues and cohorts gone are dropped as they go (`lifetimes`).
 //!
 //! Invariants: nothing here waits or performs I/O; the same inputs in the same order with the
 //! same cache give the same actions (the engine is deterministic, and every set the model
@@ -29,6 +30,7 @@ pub mod finalizers;
 mod gauges;
 pub mod jobs;
 pub mod last_valid;
+mod lifetimes;
 mod max_exec;
 mod measures;
 mod ownership;
@@ -98,6 +100,10 @@ pub struct Model {
     schedule: bool,
     /// Queue status and gauges need recomputing.
     queues_dirty: bool,
+    /// Which queues and cohorts have series, and which gauges appeared.
+    lifetimes: lifetimes::Lifetimes,
+    /// A queue or cohort changed: look for those gone.
+    lifetimes_dirty: bool,
     busy_queues: BTreeSet<ObjectKey>,
     queues_written_at: Option<Instant>,
     /// Nodes or flavors changed: check which flavors match no Node.
@@ -157,6 +163,8 @@ impl Model {
             config_dirty: true,
             schedule: true,
             queues_dirty: true,
+            lifetimes: lifetimes::Lifetimes::default(),
+            lifetimes_dirty: true,
             busy_queues: BTreeSet::new(),
             queues_written_at: None,
             nodes_dirty: true,
@@ -220,6 +228,9 @@ impl Model {
     /// One turn (see the module docs).
     pub fn turn(&mut self, cache: &dyn Cache, now: Now) {
         let mut cx = self.ctx(cache, now);
+        if cx.m.lifetimes_dirty {
+            cx.forget_gone();
+        }
         if cx.m.config_dirty {
             cx.sync_config();
         }
@@ -283,6 +294,7 @@ impl Ctx<'_> {
     }
 
     fn metric(&mut self, update: MetricUpdate) {
+        self.m.lifetimes.saw(&update);
         self.act(Action::Metric(update));
     }
 
@@ -379,6 +391,7 @@ impl Ctx<'_> {
             }
             (Kind::ClusterQueue | Kind::LocalQueue, _) => {
                 self.m.queues_dirty = true;
+                self.m.lifetimes_dirty = true;
                 if !self.m.config_dirty && config::QueueSpecs::of(self.cache) != self.m.queue_specs
                 {
                     self.m.config_dirty = true;
@@ -392,7 +405,11 @@ impl Ctx<'_> {
                 let all: Vec<ObjectKey> = self.m.owned.jobs().cloned().collect();
                 self.m.dirty_jobs.extend(all);
             }
-            (Kind::Cohort | Kind::Namespace, _) => self.m.config_dirty = true,
+            (Kind::Cohort, _) => {
+                self.m.config_dirty = true;
+                self.m.lifetimes_dirty = true;
+            }
+            (Kind::Namespace, _) => self.m.config_dirty = true,
             (Kind::Node, _) => self.m.nodes_dirty = true,
             (Kind::LimitRange | Kind::RuntimeClass, _) => self.m.requests_dirty = true,
         }

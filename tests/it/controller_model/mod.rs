@@ -8,6 +8,7 @@
 mod builders;
 mod jobs;
 mod metrics;
+mod metrics_lifetimes;
 mod metrics_state;
 mod parity;
 mod pending;
