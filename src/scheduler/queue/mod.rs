@@ -7,7 +7,7 @@
 //! (see [`CqQueue::requeue`]).
 //!
 //! Equivalent workloads (same equivalence hash) parked together stay together in a
-//! [`Group`], and go back as a group: a retry only marks the group active and puts its first
+//! `Group`, and go back as a group: a retry only marks the group active and puts its first
 //! member in the heap; each further member enters the heap when the one before it leaves
 //! (popped or removed), and the whole group parks again when its head fails. A deep queue of
 //! identical workloads thus costs one heap move per retry and per parking, not one per

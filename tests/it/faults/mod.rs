@@ -7,6 +7,8 @@
 //! - [`leader_terms`]: two and three replicas, the leader SIGKILLed, SIGSTOPped past its
 //!   lease and replaced in a rolling update; the API server's audit log shows no two replicas
 //!   writing in overlapping terms;
+//! - [`admin_edits`]: a quota lowered below what runs, a flavor and a queue deleted while
+//!   their Jobs run: nothing evicted, nothing admitted beyond the quota, each Job run once;
 //! - [`soak`] (ignored; a documented command): 50,000 Workloads through 200 ClusterQueues with
 //!   churn, the controller's memory and CPU sampled.
 //!
@@ -14,6 +16,7 @@
 //! [`scenario`]. `KUEUE_FAULTS_SEED` replays a run's random choices.
 #![cfg(feature = "cli")]
 
+mod admin_edits;
 mod control_plane;
 mod controller_kills;
 mod leader_terms;

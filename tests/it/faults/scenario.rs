@@ -233,8 +233,13 @@ impl<'a> Supervisor<'a> {
 
 /// Jobs complete so far, of all the fault namespaces; `None` while the API server is away.
 pub async fn complete(client: &kube::Client) -> Option<usize> {
+    complete_in(client, &NAMESPACES).await
+}
+
+/// Jobs complete so far in `namespaces`; `None` while the API server is away.
+async fn complete_in(client: &kube::Client, namespaces: &[&str]) -> Option<usize> {
     let mut n = 0;
-    for ns in NAMESPACES {
+    for &ns in namespaces {
         let jobs = Api::<Job>::namespaced(client.clone(), ns)
             .list(&ListParams::default())
             .await
@@ -257,11 +262,11 @@ fn is_complete(j: &Job) -> bool {
 /// Each Job not complete, as the API server has it: the Job's suspend flag, counts and
 /// conditions, its Workload's conditions and admission, its pods' phases; so a run that does
 /// not drain says where each Job is stuck.
-async fn unfinished(client: &kube::Client) -> String {
+async fn unfinished(client: &kube::Client, namespaces: &[&str]) -> String {
     use k8s_openapi::api::core::v1::Pod;
     use std::fmt::Write;
     let mut out = String::new();
-    for ns in NAMESPACES {
+    for &ns in namespaces {
         let (Ok(jobs), Ok(wls), Ok(pods)) = (
             Api::<Job>::namespaced(client.clone(), ns)
                 .list(&ListParams::default())
@@ -354,11 +359,22 @@ pub async fn drain(
     total: usize,
     timeout: Duration,
 ) {
+    drain_in(sup, client, &NAMESPACES, total, timeout).await
+}
+
+/// [`drain`] for the Jobs of `namespaces`.
+pub async fn drain_in(
+    sup: &mut Supervisor<'_>,
+    client: &kube::Client,
+    namespaces: &[&str],
+    total: usize,
+    timeout: Duration,
+) {
     let deadline = Instant::now() + timeout;
     let mut last = 0;
     loop {
         sup.keep_running();
-        if let Some(n) = complete(client).await {
+        if let Some(n) = complete_in(client, namespaces).await {
             last = n;
             if n >= total {
                 return;
@@ -367,7 +383,7 @@ pub async fn drain(
         if Instant::now() > deadline {
             panic!(
                 "only {last} of {total} Jobs complete after {timeout:?}; the others:\n{}\ncontroller log:\n{}",
-                unfinished(client).await,
+                unfinished(client, namespaces).await,
                 sup.current.proc.log_tail(60)
             );
         }

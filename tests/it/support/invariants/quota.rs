@@ -11,6 +11,12 @@
 //!   `nominalQuota` in the tree. That is an upper bound of every valid admission (hierarchical
 //!   cohorts' own limits only lower it), so it never reports a valid state.
 //!
+//! A breach is a violation when an admission took part in it: a ClusterQueue's when a Workload
+//! newly holds quota in it, a cohort's when one newly holds quota anywhere in its tree
+//! (`fresh`, the ClusterQueues with such a Workload since the last look). Lowering a quota
+//! below what already runs is a person's edit, not an over-admission: upstream evicts nothing
+//! for it, and neither do we (the fault tests edit quotas down while work runs).
+//!
 //! Amounts are read with the engine's quantity parser (an exact integer in the resource's unit),
 //! the only piece shared with the product: a parser bug would hide from this check, and is what
 //! the quantity property tests are for.
@@ -82,8 +88,14 @@ fn root<'a>(name: &'a str, parents: &'a BTreeMap<String, String>) -> Option<&'a 
     None
 }
 
-/// Every breach of the quota rules, as a sentence naming the queue or cohort.
-pub fn breaches(holding: &[&Workload], cqs: &[ClusterQueue], cohorts: &[Cohort]) -> Vec<String> {
+/// Every breach of the quota rules that an admission took part in (see the module comment),
+/// as a sentence naming the queue or cohort.
+pub fn breaches(
+    holding: &[&Workload],
+    cqs: &[ClusterQueue],
+    cohorts: &[Cohort],
+    fresh: &std::collections::BTreeSet<String>,
+) -> Vec<String> {
     let used = usage(holding);
     let parents: BTreeMap<String, String> = cohorts
         .iter()
@@ -95,6 +107,8 @@ pub fn breaches(holding: &[&Workload], cqs: &[ClusterQueue], cohorts: &[Cohort])
     let mut out = Vec::new();
     // root cohort -> key -> (pool, used beyond what is kept)
     let mut pools: BTreeMap<String, BTreeMap<Key, (i128, i128)>> = BTreeMap::new();
+    // Root cohorts with a fresh admission somewhere in their tree.
+    let mut fresh_roots: std::collections::BTreeSet<String> = Default::default();
     for c in cohorts {
         let Some(name) = c.metadata.name.as_deref() else {
             continue;
@@ -118,11 +132,15 @@ pub fn breaches(holding: &[&Workload], cqs: &[ClusterQueue], cohorts: &[Cohort])
         let u = used.get(&name).unwrap_or(&zero);
         let cohort = cq.spec.cohort_name();
         let root = cohort.and_then(|c| root(c, &parents).map(str::to_string));
+        let admitted_here = fresh.contains(&name);
+        if admitted_here && let Some(r) = &root {
+            fresh_roots.insert(r.clone());
+        }
         let keys: std::collections::BTreeSet<&Key> = lim.keys().chain(u.keys()).collect();
         for k in keys {
             let l = lim.get(k).copied().unwrap_or_default();
             let used_here = u.get(k).copied().unwrap_or(0);
-            if used_here > 0 && !lim.contains_key(k) {
+            if used_here > 0 && !lim.contains_key(k) && admitted_here {
                 out.push(format!(
                     "ClusterQueue {name} holds {used_here} of {}/{} it has no quota for",
                     k.0, k.1
@@ -130,6 +148,7 @@ pub fn breaches(holding: &[&Workload], cqs: &[ClusterQueue], cohorts: &[Cohort])
                 continue;
             }
             match (cohort, l.borrowing) {
+                _ if !admitted_here => {}
                 (None, _) if used_here > l.nominal => out.push(format!(
                     "ClusterQueue {name} (no cohort) holds {used_here} of {}/{}, nominal {}",
                     k.0, k.1, l.nominal
@@ -154,6 +173,9 @@ pub fn breaches(holding: &[&Workload], cqs: &[ClusterQueue], cohorts: &[Cohort])
         }
     }
     for (root, per) in pools {
+        if !fresh_roots.contains(&root) {
+            continue;
+        }
         for (k, (pool, beyond)) in per {
             if beyond > pool {
                 out.push(format!(

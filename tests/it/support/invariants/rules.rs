@@ -4,7 +4,8 @@
 //!
 //! The six invariants (names as printed in a violation):
 //! - `quota`: admitted usage within nominal + borrowing limits and lending limits, per
-//!   ClusterQueue and cohort ([`super::quota`]);
+//!   ClusterQueue and cohort, wherever a Workload newly holds quota ([`super::quota`]: a quota
+//!   lowered below what already runs is an edit, not an over-admission);
 //! - `pod-without-admission`: no live pod (not terminal, not being deleted) of a queue-labelled
 //!   Job whose Workload does not hold quota (or that has no Workload). The pods are listed
 //!   before the Workloads and a suspect pod is read again after them ([`Suspect`]): a pod alive
@@ -147,8 +148,18 @@ pub fn selects(sel: &LabelSelector, labels: &BTreeMap<String, String>) -> bool {
 pub fn check(snap: &Snapshot, hist: &mut History) -> (Vec<String>, Vec<Suspect>) {
     let mut out = Vec::new();
     let holding: Vec<&Workload> = snap.workloads.iter().filter(|w| holds_quota(w)).collect();
+    // ClusterQueues where a Workload holds quota it did not hold at the last look.
+    let fresh: std::collections::BTreeSet<String> = holding
+        .iter()
+        .filter(|w| {
+            hist.workloads
+                .get(&uid(&w.metadata))
+                .is_none_or(|s| s.held.is_none())
+        })
+        .filter_map(|w| Some(w.status.as_ref()?.admission.as_ref()?.cluster_queue.clone()))
+        .collect();
     out.extend(
-        super::quota::breaches(&holding, &snap.cluster_queues, &snap.cohorts)
+        super::quota::breaches(&holding, &snap.cluster_queues, &snap.cohorts, &fresh)
             .into_iter()
             .map(|b| format!("quota: {b}")),
     );
