@@ -9,7 +9,7 @@
 //!   writing in overlapping terms;
 //! - [`admin_edits`]: a quota lowered below what runs, a flavor and a queue deleted while
 //!   their Jobs run: nothing evicted, nothing admitted beyond the quota, each Job run once;
-//! - [`soak`] (ignored; a documented command): 50,000 Workloads through 200 ClusterQueues with
+//! - [`soak`] (a short one in the suite; the long one ignored, a documented command): 50,000 Workloads through 200 ClusterQueues with
 //!   churn, the controller's memory and CPU sampled.
 //!
 //! The shared run (queues, Jobs, the supervisor that restarts the controller) is

@@ -1,6 +1,7 @@
 //! The soak: many Workloads through many ClusterQueues with churn, on a real API server, the
-//! controller's memory and CPU sampled over time, the invariant checker on. Not in the suite
-//! (it is `#[ignore]`); the command (also in the README, Reliability):
+//! controller's memory and CPU sampled over time, the invariant checker on. The suite runs a
+//! short one (600 Workloads, 10 ClusterQueues); the long one is `#[ignore]`d, with the command
+//! (also in the README, Reliability):
 //!
 //! ```text
 //! KUEUE_SOAK_WORKLOADS=50000 KUEUE_SOAK_QUEUES=200 \
@@ -89,8 +90,26 @@ spec: {{clusterQueue: soak-{i}}}
 #[ignore = "the soak: minutes to hours; run by the command in this module's doc"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn soak_many_workloads_through_many_queues() {
-    let total = env("KUEUE_SOAK_WORKLOADS", 50_000);
-    let queues = env("KUEUE_SOAK_QUEUES", 200);
+    soak(
+        env("KUEUE_SOAK_WORKLOADS", 50_000),
+        env("KUEUE_SOAK_QUEUES", 200),
+        "soak.csv",
+    )
+    .await;
+}
+
+/// The same soak, short enough for the suite: 600 Workloads through one cohort of 10
+/// ClusterQueues (about a minute), quota edits and deletions included.
+#[cfg_attr(
+    skip_cluster_tests,
+    ignore = "needs the test control plane (KUEUE_SKIP_CLUSTER_TESTS is set)"
+)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_short_soak_levels_off_and_breaks_nothing() {
+    soak(600, 10, "soak-short.csv").await;
+}
+
+async fn soak(total: usize, queues: usize, csv_name: &str) {
     let live_cap = queues * 10 * 2;
     let cluster = ClusterBuilder::apiserver().start();
     let client = cluster.client();
@@ -107,7 +126,7 @@ async fn soak_many_workloads_through_many_queues() {
     let api = Api::<Workload>::namespaced(client.clone(), &ns);
     let cqs = Api::<ClusterQueue>::all(client.clone());
     let mut rng = Rng::seeded(50);
-    let csv_path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("soak.csv");
+    let csv_path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(csv_name);
     let mut csv = std::fs::File::create(&csv_path).unwrap();
     writeln!(csv, "seconds,created,finished,rss_mib,cpu_seconds").unwrap();
     let started = Instant::now();
