@@ -50,6 +50,7 @@ impl Engine {
             namespaces: base.namespaces.clone(),
             wls: IdVec::new(),
             wl_ids: BTreeMap::new(),
+            free_wl_ids: Vec::new(),
             cycle: 0,
             cq_of_node: IdVec::new(),
             attempts: 0,

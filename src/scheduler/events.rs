@@ -31,6 +31,7 @@ impl Engine {
         };
         let freed = self.forget(id);
         self.wls[id] = None;
+        self.free_wl_ids.push(id);
         if let Some(cq) = freed {
             self.retry_cohort(cq);
         }

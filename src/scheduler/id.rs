@@ -50,7 +50,8 @@ id_type!(
     CqId
 );
 id_type!(
-    /// A workload record (a slot is reused when the same key comes back).
+    /// A workload record (a slot is reused when the same key comes back, and a removed
+    /// workload's slot by the next new one).
     WlId
 );
 id_type!(

@@ -212,6 +212,9 @@ pub struct Engine {
     pub(crate) namespaces: BTreeMap<String, BTreeMap<String, String>>,
     pub(crate) wls: IdVec<WlId, Option<WlState>>,
     pub(crate) wl_ids: BTreeMap<WorkloadKey, WlId>,
+    /// Slots of removed workloads, given to the next new ones: a controller that sees
+    /// millions of workloads come and go keeps as many slots as it ever held at once.
+    pub(crate) free_wl_ids: Vec<WlId>,
     pub(crate) cycle: u64,
     /// ClusterQueue of each tree node (None for cohorts).
     pub(crate) cq_of_node: IdVec<NodeId, Option<CqId>>,
@@ -281,7 +284,10 @@ impl Engine {
         };
         let id = match self.wl_ids.get(&key) {
             Some(&id) => id,
-            None => self.wls.push(None),
+            None => match self.free_wl_ids.pop() {
+                Some(id) => id,
+                None => self.wls.push(None),
+            },
         };
         self.wl_ids.insert(key.clone(), id);
         let mut st = WlState {
