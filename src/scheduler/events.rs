@@ -221,3 +221,41 @@ impl Engine {
         self.wls.iter().flatten().map(|s| &s.w)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn workload(name: &str) -> Workload {
+        Workload {
+            namespace: "ns".to_string(),
+            name: name.to_string(),
+            queue_name: "lq".to_string(),
+            ..Workload::default()
+        }
+    }
+
+    #[test]
+    fn removed_workloads_leave_no_slots_behind() {
+        let mut e = Engine::new(ClusterState::default());
+        for round in 0..100 {
+            for i in 0..10 {
+                e.upsert_workload(workload(&format!("w-{round}-{i}")));
+            }
+            for i in 0..10 {
+                assert!(e.remove_workload(&WorkloadKey::new("ns", format!("w-{round}-{i}"))));
+            }
+        }
+        assert_eq!(
+            e.wls.len(),
+            10,
+            "1,000 workloads seen, never more than 10 at once"
+        );
+        assert_eq!(e.workload_count(), 0);
+        e.upsert_workload(workload("last"));
+        assert_eq!(
+            e.workloads().map(|w| w.name.as_str()).collect::<Vec<_>>(),
+            ["last"]
+        );
+    }
+}
