@@ -438,15 +438,9 @@ async fn submit_wait_finished_with_run_controller() {
     let s = suffix(&ns);
     let (rf, cq) = (format!("gpu-{s}"), format!("cq-{s}"));
     queues(cluster, &rf, &cq, None, 8, &ns, "training").await;
-    let mut controller = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-kueue"));
-    controller.args([
-        "run-controller",
-        "--kubeconfig",
-        cluster.kubeconfig_path().to_str().unwrap(),
-    ]);
-    let _controller = cluster
-        .spawn(&format!("controller-{s}"), controller)
-        .expect("start run-controller");
+    // On free ports: the defaults (:8443, :8081) are the in-cluster pod's in `e2e_in_cluster`.
+    let _controller =
+        crate::support::controller::start_controller(cluster, &format!("controller-{s}"), &[]);
     let file = seed_job_file();
     let out = crate::support::live::kueue(
         cluster,
