@@ -48,6 +48,8 @@ pub struct WlBook {
     pub reread_at: Option<Instant>,
     /// Its Job left the watch and was read from the API server (or is being read).
     pub job_read: bool,
+    /// Its Job left the watch still running: read it again then.
+    pub job_reread_at: Option<Instant>,
     /// Look at it again then (its maximum execution time runs out).
     pub look_at: Option<Instant>,
     /// When we last planned a pending status for it (see [`PENDING_REFRESH`]).

@@ -11,7 +11,7 @@ use k8s_openapi::api::batch::v1::Job;
 use kube_core::Resource;
 
 use crate::api::Workload;
-use crate::integration::job::{self as jobs, JobAction, JobStep};
+use crate::integration::job::{self as jobs, JobAction, JobStep, LeftJob};
 use crate::manifests::ObjectKey;
 use crate::manifests::convert::millis;
 use crate::manifests::job::workload_for_job;
@@ -22,6 +22,10 @@ use super::Ctx;
 use super::events;
 use super::plan::{Action, EventText, WriteError, WriteResult};
 use super::workloads::backoff;
+
+/// How often a running Job that lost its queue-name label is read again: it is outside the
+/// Job watch, so its end is learnt only by asking.
+pub const LEFT_JOB_REREAD: Duration = Duration::from_secs(10);
 
 impl Ctx<'_> {
     fn managed(&self, job: &Job) -> bool {
@@ -256,7 +260,9 @@ impl Ctx<'_> {
     }
 
     /// A Job that left the watch, read from the API server: if it lost its queue-name label
-    /// while suspended, its Workload finishes (it must not hold quota nobody uses).
+    /// while suspended, its Workload finishes (it must not hold quota nobody uses); if it
+    /// still runs, it is read again every [`LEFT_JOB_REREAD`] until it ends, and then its
+    /// Workload finishes.
     pub(super) fn on_job_read(
         &mut self,
         key: ObjectKey,
@@ -275,22 +281,36 @@ impl Ctx<'_> {
         let Some(wl) = self.latest_workload(&workload) else {
             return;
         };
-        if self.m.wls.get(&workload).is_some_and(|b| b.writing())
-            || !jobs::left_by_its_job(&job, &wl, &self.m.settings.managed_jobs)
-        {
+        if self.m.wls.get(&workload).is_some_and(|b| b.writing()) {
             return;
         }
-        tracing::info!(job = %key, workload = %workload, "the Job's queue-name label was removed while it was suspended; finishing its Workload");
-        self.event(
-            job.object_ref(&()),
-            EventText::warning(jobs::QUEUE_NAME_REMOVED, jobs::QUEUE_NAME_REMOVED_MESSAGE),
-        );
-        self.finish(
-            &workload,
-            jobs::QUEUE_NAME_REMOVED,
-            jobs::QUEUE_NAME_REMOVED_MESSAGE,
-            None,
-        );
+        match jobs::left_job(&job, &wl, &self.m.settings.managed_jobs) {
+            LeftJob::Nothing => {}
+            LeftJob::Abandoned => {
+                tracing::info!(job = %key, workload = %workload, "the Job's queue-name label was removed while it was suspended; finishing its Workload");
+                self.event(
+                    job.object_ref(&()),
+                    EventText::warning(jobs::QUEUE_NAME_REMOVED, jobs::QUEUE_NAME_REMOVED_MESSAGE),
+                );
+                self.finish(
+                    &workload,
+                    jobs::QUEUE_NAME_REMOVED,
+                    jobs::QUEUE_NAME_REMOVED_MESSAGE,
+                    None,
+                );
+            }
+            LeftJob::Running => {
+                tracing::debug!(job = %key, workload = %workload, "the running Job lost its queue-name label; it keeps its quota until it ends");
+                // `job_read` stays set until then (the tick clears it).
+                let at = self.now.instant + LEFT_JOB_REREAD;
+                self.book(&workload).job_reread_at = Some(at);
+            }
+            LeftJob::Finished { succeeded, message } => {
+                let reason = if succeeded { "Succeeded" } else { "Failed" };
+                let note = events::finished_workload(&workload.to_string());
+                self.finish(&workload, reason, &message, Some(note));
+            }
+        }
     }
 
     /// Job writes in order; the Event follows once the first one succeeded.

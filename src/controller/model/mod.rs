@@ -441,6 +441,12 @@ impl Ctx<'_> {
                 b.reread_at = None;
                 reread.push(k.clone());
             }
+            // Its Job left the watch running ([`jobs::LEFT_JOB_REREAD`]).
+            if due(b.job_reread_at) {
+                b.job_reread_at = None;
+                b.job_read = false;
+                retry.push(k.clone());
+            }
             if due(b.held_message.as_ref().map(|h| h.at)) {
                 refresh.extend(b.held_message.take().map(|h| (k.clone(), h)));
             }

@@ -76,6 +76,49 @@ pub fn left_by_its_job(job: &Job, wl: &Workload, managed: &ManagedJobs) -> bool 
         && !WorkloadView::of(wl).finished
 }
 
+/// What happens to the Workload of a Job that left the watch (its queue-name label is gone)
+/// while the Workload holds quota.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LeftJob {
+    /// Not our case: the Job is labelled again, not the Workload's owner, or the Workload
+    /// holds nothing.
+    Nothing,
+    /// Suspended with no pods: the Workload finishes (`QueueNameRemoved`).
+    Abandoned,
+    /// Still running: it keeps its Workload and quota (upstream keeps it running too); look
+    /// at it again later.
+    Running,
+    /// It ran to the end: the Workload finishes as a labelled Job's would. Upstream ignores an
+    /// unlabelled Job for good and its Workload holds the quota forever; nothing runs then.
+    Finished { succeeded: bool, message: String },
+}
+
+/// [`LeftJob`] for `job`, which left the watch, and its Workload `wl`.
+pub fn left_job(job: &Job, wl: &Workload, managed: &ManagedJobs) -> LeftJob {
+    if left_by_its_job(job, wl, managed) {
+        return LeftJob::Abandoned;
+    }
+    let labelled = job
+        .metadata
+        .labels
+        .as_ref()
+        .is_some_and(|l| l.contains_key(crate::api::QUEUE_NAME_LABEL));
+    let owned = wl
+        .metadata
+        .owner_references
+        .iter()
+        .flatten()
+        .any(|o| o.kind == "Job" && Some(&o.uid) == job.metadata.uid.as_ref());
+    let view = WorkloadView::of(wl);
+    if labelled || managed.without_queue_name || !owned || view.finished || !view.has_reservation {
+        return LeftJob::Nothing;
+    }
+    match finished(job) {
+        Some((succeeded, message)) => LeftJob::Finished { succeeded, message },
+        None => LeftJob::Running,
+    }
+}
+
 /// Upstream's `IsSuspended`: suspended and not in the middle of a stop.
 pub fn is_suspended(job: &Job) -> bool {
     let suspend = job.spec.as_ref().and_then(|s| s.suspend).unwrap_or(false);

@@ -586,6 +586,110 @@ fn a_suspended_job_that_loses_its_queue_label_finishes_its_workload() {
     ));
 }
 
+/// Upstream keeps a running Job that lost its queue-name label running (its webhook refuses
+/// the edit; without it the Job is ignored and its Workload holds the quota for good). Ours
+/// keeps it running with its quota too, reads it again while it runs, and once it completed
+/// its Workload finishes and the quota goes to the next one.
+#[test]
+fn a_running_job_that_loses_its_queue_label_keeps_its_quota_until_it_ends() {
+    let mut world = World::new();
+    cluster(&mut world, "", "nvidia.com/gpu", "4");
+    world
+        .cache
+        .put_job(job(&world, "ns", "first", "lq", 4, None));
+    world
+        .cache
+        .put_job(job(&world, "ns", "second", "lq", 4, None));
+    let first = world.start();
+    world.settle(first);
+    let wl_name = |world: &World, job: &str| {
+        world
+            .cache
+            .workloads
+            .values()
+            .find(|w| w.metadata.owner_references.as_ref().unwrap()[0].name == job)
+            .unwrap()
+            .metadata
+            .name
+            .clone()
+            .unwrap()
+    };
+    let (first_wl, second_wl) = (wl_name(&world, "first"), wl_name(&world, "second"));
+    assert!(holds_quota(&world, &first_wl) && !holds_quota(&world, &second_wl));
+    assert_eq!(
+        world.job("ns", "first").spec.as_ref().unwrap().suspend,
+        Some(false)
+    );
+
+    // The label goes while it runs.
+    let mut unlabelled = (*world.job("ns", "first")).clone();
+    unlabelled.metadata.labels = None;
+    world.cache.jobs.remove(&job_key("ns", "first"));
+    world
+        .unwatched_jobs
+        .insert(job_key("ns", "first"), unlabelled);
+    later(&mut world);
+    let gone = world.input(Input::Changed {
+        kind: Kind::Job,
+        key: job_key("ns", "first"),
+    });
+    let seen = world.settle(gone);
+    assert!(
+        seen.iter()
+            .any(|a| matches!(a, Action::ReadJob { key, .. } if key.name == "first")),
+        "{seen:#?}"
+    );
+    let running = world.workload("ns", &first_wl);
+    let st = running.status.as_ref().unwrap();
+    assert!(
+        st.condition("Finished").is_none() && st.condition("Evicted").is_none(),
+        "the running Job keeps its Workload as it was: {:?}",
+        st.conditions
+    );
+    assert!(holds_quota(&world, &first_wl) && !holds_quota(&world, &second_wl));
+
+    // Still running at the next look: read again, nothing changes.
+    world.advance(kubectl_kueue::controller::model::jobs::LEFT_JOB_REREAD);
+    let look = world.tick();
+    let seen = world.settle(look);
+    assert!(
+        seen.iter()
+            .any(|a| matches!(a, Action::ReadJob { key, .. } if key.name == "first")),
+        "read again while it runs: {seen:#?}"
+    );
+    assert!(holds_quota(&world, &first_wl));
+
+    // It completes, out of the watch: at the next look its Workload finishes.
+    let done = world
+        .unwatched_jobs
+        .get_mut(&job_key("ns", "first"))
+        .unwrap();
+    done.status = Some(
+        serde_json::from_value(serde_json::json!({"succeeded": 1, "conditions": [
+            {"type": "Complete", "status": "True", "message": "Reached expected number of succeeded pods"}]}))
+        .unwrap(),
+    );
+    world.advance(kubectl_kueue::controller::model::jobs::LEFT_JOB_REREAD);
+    let look = world.tick();
+    world.settle(look);
+    let finished = world.workload("ns", &first_wl);
+    let cond = finished
+        .status
+        .as_ref()
+        .unwrap()
+        .condition("Finished")
+        .unwrap();
+    assert_eq!(
+        (cond.status.as_str(), cond.reason.as_str()),
+        ("True", "Succeeded")
+    );
+    assert!(!holds_quota(&world, &first_wl));
+    assert!(
+        holds_quota(&world, &second_wl),
+        "the quota went to the next one"
+    );
+}
+
 /// A new leader whose cache has not yet seen the old leader's admission of `w` decides to
 /// admit it too: the API server refuses the write made on the stale copy (409), the newer copy
 /// decides, and `w` is counted once, with nothing else admitted into its quota.

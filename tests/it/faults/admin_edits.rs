@@ -10,6 +10,8 @@
 //!
 //! The queue has no cohort and its Jobs share one priority, so no preemption can happen:
 //! every eviction would be the edits' doing.
+//!
+//! A second test removes the queue-name label from a running and from a waiting Job.
 
 use std::time::{Duration, Instant};
 
@@ -243,8 +245,8 @@ async fn quota_lowered_flavor_and_queue_deleted_while_work_runs_evict_nothing() 
         .unwrap();
     scenario::drain_in(&mut sup, &client, &[NS], JOBS, Duration::from_secs(180)).await;
     let report = checker.finish(20);
-    let jobs = assert_every_job_ran_once(&client, &[NS.to_string()]).await;
-    assert_eq!(jobs, JOBS);
+    let (jobs, earlier_runs) = assert_every_job_ran_once(&client, &[NS.to_string()]).await;
+    assert_eq!((jobs, earlier_runs), (JOBS, 0));
     eprintln!(
         "FIGURES admin edits: quota lowered 6 -> 2 under 6 running, flavor and queue deleted while \
          {} ran; 0 evictions; all {JOBS} Jobs complete once after {:?} (setup restored), \
@@ -253,5 +255,154 @@ async fn quota_lowered_flavor_and_queue_deleted_while_work_runs_evict_nothing() 
         started.elapsed(),
         report.admissions,
         report.passes,
+    );
+}
+
+fn workload_of<'a>(wls: &'a [Workload], job: &Job) -> Option<&'a Workload> {
+    let uid = job.metadata.uid.as_deref()?;
+    wls.iter().find(|w| {
+        w.metadata
+            .owner_references
+            .iter()
+            .flatten()
+            .any(|o| o.uid == uid)
+    })
+}
+
+fn condition_reason(w: &Workload, type_: &str) -> Option<String> {
+    let c = w.status.as_ref()?.condition(type_)?;
+    (c.status == "True").then(|| c.reason.clone())
+}
+
+/// The queue-name label removed from a running Job and from a waiting one (a cluster without
+/// the admission policy `install` adds, which refuses the first edit as upstream's webhook
+/// does). Upstream keeps the running Job running; so do we, with its quota, until it ends:
+/// then its Workload finishes (upstream's would hold the quota for good). The waiting one's
+/// Workload finishes with `QueueNameRemoved` and its Job stays suspended. Nothing is evicted,
+/// the checker finds nothing, and the other Jobs run once each.
+#[cfg_attr(
+    skip_cluster_tests,
+    ignore = "needs the test control plane (KUEUE_SKIP_CLUSTER_TESTS is set)"
+)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn queue_label_removed_from_a_running_and_a_waiting_job() {
+    const LABELLED: usize = 4;
+    let cluster = scenario::cluster().await;
+    let client = cluster.client();
+    crate::support::apply::apply_yaml(&client, &setup(2), "default")
+        .await
+        .unwrap();
+    let checker = Checker::with_grace(
+        client.clone(),
+        Duration::from_millis(500),
+        scenario::POD_GRACE,
+    );
+    let mut sup = Supervisor::start(&cluster, &[]);
+    for n in 0..LABELLED + 2 {
+        submit(&client, n, 6_000).await;
+    }
+    let jobs = Api::<Job>::namespaced(client.clone(), NS);
+    let running_job = |j: &Job| j.spec.as_ref().and_then(|s| s.suspend) == Some(false);
+    let (running, waiting) = eventually(Some(&cluster), T, "2 Jobs running", || async {
+        let all = jobs.list(&ListParams::default()).await.ok()?.items;
+        let (run, wait): (Vec<Job>, Vec<Job>) = all.into_iter().partition(running_job);
+        (run.len() == 2).then(|| (run[0].clone(), wait[0].clone()))
+    })
+    .await;
+    checker_caught_up(&checker).await;
+    let unlabel = json!({"metadata": {"labels": {"kueue.x-k8s.io/queue-name": null}}});
+    for j in [&running, &waiting] {
+        jobs.patch(
+            j.metadata.name.as_deref().unwrap(),
+            &PatchParams::default(),
+            &Patch::Merge(&unlabel),
+        )
+        .await
+        .unwrap();
+    }
+
+    // The waiting one's Workload finishes; the running one keeps running with its quota.
+    let wls = eventually(
+        Some(&cluster),
+        T,
+        "the waiting Job's Workload finished",
+        || async {
+            let wls = workloads(&client).await;
+            let reason = condition_reason(workload_of(&wls, &waiting)?, "Finished")?;
+            (reason == "QueueNameRemoved").then_some(wls)
+        },
+    )
+    .await;
+    let held = workload_of(&wls, &running).expect("the running Job's Workload");
+    assert!(
+        holds_quota(held) && condition_reason(held, "Finished").is_none(),
+        "the running Job keeps its admitted Workload: {:?}",
+        held.status
+    );
+    hold_steady(&client, Duration::from_secs(2), "labels removed").await;
+
+    // The running one ends: its Workload finishes as a labelled Job's would.
+    let name = running.metadata.name.clone().unwrap();
+    eventually(
+        Some(&cluster),
+        T,
+        "the unlabelled Job's Workload finished",
+        || async {
+            let wls = workloads(&client).await;
+            let job = jobs.get(&name).await.ok()?;
+            (condition_reason(workload_of(&wls, &job)?, "Finished")? == "Succeeded").then_some(())
+        },
+    )
+    .await;
+    let stays = jobs
+        .get(waiting.metadata.name.as_deref().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(
+        stays.spec.as_ref().and_then(|s| s.suspend),
+        Some(true),
+        "the Job that left while waiting stays suspended"
+    );
+
+    // The labelled ones all run, once each.
+    let labelled: Vec<String> = (0..LABELLED + 2)
+        .map(|n| format!("edit-{n}"))
+        .filter(|n| {
+            Some(n) != running.metadata.name.as_ref() && Some(n) != waiting.metadata.name.as_ref()
+        })
+        .collect();
+    let deadline = Instant::now() + T;
+    loop {
+        sup.keep_running();
+        let mut complete = 0;
+        for n in &labelled {
+            let done = jobs
+                .get(n)
+                .await
+                .ok()
+                .and_then(|j| j.status?.conditions)
+                .is_some_and(|c| {
+                    c.iter()
+                        .any(|c| c.type_ == "Complete" && c.status == "True")
+                });
+            complete += usize::from(done);
+        }
+        if complete == labelled.len() {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{complete} of {labelled:?} complete after {T:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    let (n, reason) = evictions(&client).await;
+    assert_eq!(n, 0, "no eviction through the label removals ({reason:?})");
+    let report = checker.finish(10);
+    eprintln!(
+        "FIGURES label removal: queue-name label removed from 1 running and 1 waiting Job; 0 evictions; \
+         the running one finished with its quota, the waiting one's Workload QueueNameRemoved; \
+         {} admissions, {} checker passes, 0 violations",
+        report.admissions, report.passes
     );
 }

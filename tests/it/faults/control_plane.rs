@@ -28,11 +28,14 @@ async fn arrive(
     }
 }
 
-// Out of the default run until its intermittent failure is understood (issue 11): run alone
-// it failed 1 of 3 times on 2026-12-02 (a Job not run exactly once after the restarts; once
-// 59 of 60 Jobs complete after 300 s inside the suite). `cargo test --test it -- --ignored
-// faults::control_plane` runs it.
-#[ignore = "intermittent after the control-plane restarts (issue 11); run with --ignored"]
+// Its intermittent failure (a Job "run twice") was a pod of a preempted run that the Job
+// controller could not delete while the API server restarted (connection reset, then RBAC
+// not yet loaded) and that then completed: the final check now tells such a pod from a
+// second run by its finish time (`assert_every_job_ran_once`).
+#[cfg_attr(
+    skip_cluster_tests,
+    ignore = "needs the test control plane (KUEUE_SKIP_CLUSTER_TESTS is set)"
+)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn apiserver_and_etcd_restarts_and_a_stalled_apiserver_break_nothing() {
     let cluster = scenario::cluster().await;
@@ -82,13 +85,14 @@ async fn apiserver_and_etcd_restarts_and_a_stalled_apiserver_break_nothing() {
 
     scenario::drain(&mut sup, &client, JOBS, Duration::from_secs(300)).await;
     let report = checker.finish(20);
-    let jobs = assert_every_job_ran_once(&client, &scenario::namespaces()).await;
+    let (jobs, earlier_runs) = assert_every_job_ran_once(&client, &scenario::namespaces()).await;
     assert_eq!(jobs, JOBS);
     let evictions = scenario::evictions(&client).await;
     eprintln!(
         "FIGURES control plane: kube-apiserver restart, etcd restart, kube-apiserver SIGSTOP {STOPPED:?} \
          (lease 4s) survived; {JOBS} Jobs complete after {:?}; controller exits {} (restarted), \
-         {evictions} evictions, {} admissions, {} checker passes ({} skipped), 0 violations; {} pod(s) alive after their quota was released (longest {:?})",
+         {evictions} evictions, {} admissions, {} checker passes ({} skipped), 0 violations; {} pod(s) alive after their quota was released (longest {:?}); \
+         {earlier_runs} pod(s) of a stopped run succeeded before the Job controller could delete them",
         started.elapsed(),
         sup.exits,
         report.admissions,

@@ -15,7 +15,8 @@
 //! recorded evictions). The first violation is kept and the watching stops.
 //!
 //! [`assert_every_job_ran_once`] is the final check of the fault tests: every Job complete,
-//! exactly one Workload each, finished, and no more pods succeeded than completions.
+//! exactly one Workload each, finished, and no more pods succeeded in its last run than
+//! completions.
 
 pub mod quota;
 pub mod rules;
@@ -26,6 +27,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{Namespace, Pod};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use kube::api::{Api, ListParams};
 use kubectl_kueue::api::{ClusterQueue, Cohort, Workload};
 
@@ -193,10 +195,21 @@ impl Checker {
 }
 
 /// The final check: every Job of `namespaces` complete, with exactly one Workload, finished,
-/// and no more succeeded pods than its completions (ran to completion exactly once).
-pub async fn assert_every_job_ran_once(client: &kube::Client, namespaces: &[String]) -> usize {
+/// and no more pods succeeded in its last run than its completions (ran to completion exactly
+/// once). Returns the Jobs seen and the pods that succeeded in an earlier, stopped run.
+///
+/// A run is the time since the Workload's last `QuotaReserved` transition. A pod that
+/// succeeded before it belongs to a run that was stopped (an eviction suspended the Job) and
+/// that the Job controller could not end in time: under an API server restart its pod
+/// deletions fail, and a pod that then completes is not work this controller admitted twice
+/// (the live checker bounds how long such a pod may outlive its quota). Those are counted, not
+/// failed; a pod that succeeded after its deletion was asked for is ignored the same way.
+pub async fn assert_every_job_ran_once(
+    client: &kube::Client,
+    namespaces: &[String],
+) -> (usize, usize) {
     let mut problems = Vec::new();
-    let mut jobs_seen = 0;
+    let (mut jobs_seen, mut earlier_runs) = (0, 0);
     for ns in namespaces {
         let jobs = list(Api::<Job>::namespaced(client.clone(), ns))
             .await
@@ -207,16 +220,13 @@ pub async fn assert_every_job_ran_once(client: &kube::Client, namespaces: &[Stri
         let pods = list(Api::<Pod>::namespaced(client.clone(), ns))
             .await
             .expect("list pods");
-        // A pod that succeeded after its deletion was asked for (an evicted Job's pod that
-        // finished during its termination, which Kubernetes allows and the Job controller does
-        // not count) is not a second run: the live check already treats it as stopped work.
-        let mut succeeded: BTreeMap<&str, i32> = BTreeMap::new();
+        let mut succeeded: BTreeMap<&str, Vec<Option<Time>>> = BTreeMap::new();
         for p in &pods {
             if p.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Succeeded")
                 && p.metadata.deletion_timestamp.is_none()
                 && let Some(j) = rules::owning_job(&p.metadata)
             {
-                *succeeded.entry(j).or_default() += 1;
+                succeeded.entry(j).or_default().push(finished_at(p));
             }
         }
         for j in &jobs {
@@ -241,12 +251,27 @@ pub async fn assert_every_job_ran_once(client: &kube::Client, namespaces: &[Stri
                     .as_ref()
                     .is_some_and(|s| s.condition_is_true("Finished"))
             });
-            let ok_pods = succeeded.get(uid.as_str()).copied().unwrap_or(0);
+            let run_began = mine
+                .first()
+                .and_then(|w| w.status.as_ref()?.condition("QuotaReserved"))
+                .map(|c| c.last_transition_time.0);
+            let (this_run, earlier): (Vec<_>, Vec<_>) = succeeded
+                .get(uid.as_str())
+                .map(Vec::as_slice)
+                .unwrap_or_default()
+                .iter()
+                .partition(|at| match (at, run_began) {
+                    (Some(at), Some(began)) => at.0 >= began,
+                    _ => true,
+                });
+            earlier_runs += earlier.len();
+            let ok_pods = i32::try_from(this_run.len()).unwrap_or(i32::MAX);
             if !complete || mine.len() != 1 || !finished || ok_pods > completions {
                 problems.push(format!(
                     "{ns}/{name}: complete={complete}, {} Workload(s), finished={finished}, \
-                     {ok_pods} pod(s) succeeded of {completions}",
-                    mine.len()
+                     {ok_pods} pod(s) succeeded of {completions} in its last run ({} earlier)",
+                    mine.len(),
+                    earlier.len()
                 ));
             }
         }
@@ -257,5 +282,16 @@ pub async fn assert_every_job_ran_once(client: &kube::Client, namespaces: &[Stri
         problems.len(),
         &problems[..problems.len().min(20)]
     );
-    jobs_seen
+    (jobs_seen, earlier_runs)
+}
+
+/// When the pod's last container finished (whole seconds, as the API gives it).
+fn finished_at(pod: &Pod) -> Option<Time> {
+    pod.status
+        .as_ref()?
+        .container_statuses
+        .as_ref()?
+        .iter()
+        .filter_map(|c| c.state.as_ref()?.terminated.as_ref()?.finished_at.clone())
+        .max_by_key(|t| t.0)
 }
