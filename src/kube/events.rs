@@ -34,6 +34,10 @@ pub const QUEUE: usize = 1000;
 pub const IN_FLIGHT: usize = 8;
 /// A repeat within this window is a series on the first Event.
 pub const SERIES_WINDOW: Duration = Duration::from_secs(6 * 60);
+/// Events remembered for series at most (client-go's recorder keeps 4,096 in its LRU): past
+/// that the oldest is forgotten first, so the cache's memory is bounded however many
+/// distinct Events a busy window brings (each workload's admission note is its own).
+pub const SERIES_CAPACITY: usize = 4096;
 
 /// One Event to publish.
 #[derive(Debug, Clone)]
@@ -134,7 +138,8 @@ struct Seen {
     first: Instant,
 }
 
-/// Remembered Events, forgotten in arrival order after [`SERIES_WINDOW`].
+/// Remembered Events, forgotten in arrival order after [`SERIES_WINDOW`] or beyond
+/// [`SERIES_CAPACITY`].
 #[derive(Default)]
 struct SeriesCache {
     seen: HashMap<SeriesKey, Seen>,
@@ -144,13 +149,18 @@ struct SeriesCache {
 impl SeriesCache {
     fn expire(&mut self, now: Instant) {
         while let Some((t, _)) = self.order.front() {
-            if now.duration_since(*t) < SERIES_WINDOW {
+            if now.duration_since(*t) < SERIES_WINDOW && self.order.len() <= SERIES_CAPACITY {
                 break;
             }
-            let (t, key) = self.order.pop_front().expect("front exists");
-            if self.seen.get(&key).is_some_and(|s| s.first == t) {
-                self.seen.remove(&key);
-            }
+            self.forget_oldest();
+        }
+    }
+
+    fn forget_oldest(&mut self) {
+        if let Some((t, key)) = self.order.pop_front()
+            && self.seen.get(&key).is_some_and(|s| s.first == t)
+        {
+            self.seen.remove(&key);
         }
     }
 
@@ -162,6 +172,9 @@ impl SeriesCache {
     }
 
     fn remember(&mut self, key: SeriesKey, namespace: String, name: String, now: Instant) {
+        if self.order.len() >= SERIES_CAPACITY {
+            self.forget_oldest();
+        }
         self.order.push_back((now, key.clone()));
         self.seen.insert(
             key,
@@ -355,6 +368,23 @@ mod tests {
         assert!(c.repeat(&b).is_some());
         c.expire(t0 + SERIES_WINDOW + Duration::from_secs(60));
         assert!(c.seen.is_empty() && c.order.is_empty());
+    }
+
+    #[test]
+    fn at_capacity_the_oldest_entry_is_forgotten_first() {
+        let mut c = SeriesCache::default();
+        let t0 = Instant::now();
+        let key = |i: usize| SeriesKey::of(&ev(&format!("w{i}"), "x"));
+        for i in 0..SERIES_CAPACITY + 10 {
+            c.remember(key(i), "ns".into(), format!("w{i}.1"), t0);
+        }
+        assert_eq!(
+            (c.seen.len(), c.order.len()),
+            (SERIES_CAPACITY, SERIES_CAPACITY)
+        );
+        assert!(c.repeat(&key(9)).is_none(), "the oldest ten are gone");
+        assert!(c.repeat(&key(10)).is_some());
+        assert!(c.repeat(&key(SERIES_CAPACITY + 9)).is_some());
     }
 
     #[test]

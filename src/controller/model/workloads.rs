@@ -84,8 +84,13 @@ impl Ctx<'_> {
             book.queued_background = false;
             if book.busy {
                 self.m.planned.insert(key);
-            } else if self.background_plan(&key) {
-                self.send_plan(key, true);
+            } else {
+                // No longer a background write (the Workload was deleted, or holds a
+                // reservation now): it goes out in the ordinary lane, or, deleted, is dropped
+                // and its Workload looked at again. Left here, its plan would block the
+                // Workload's every later sync.
+                let background = self.background_plan(&key);
+                self.send_plan(key, background);
             }
         }
     }

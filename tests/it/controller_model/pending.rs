@@ -171,3 +171,52 @@ fn pending_writes_take_a_lane_of_their_own_and_an_admission_replaces_a_queued_on
         );
     }
 }
+
+/// A Workload deleted while its pending write waits for the background lane leaves nothing
+/// behind: when its turn in the lane comes, the write is dropped and the Workload leaves the
+/// engine (before, its plan stayed and blocked every later look, so the engine kept it, and
+/// could admit it, for good).
+#[test]
+fn a_workload_deleted_while_its_pending_write_waits_for_the_lane_leaves_the_engine() {
+    use kubectl_kueue::controller::model::BACKGROUND_IN_FLIGHT;
+    let mut world = World::new();
+    cluster(&mut world, "", "cpu", "50");
+    world
+        .cache
+        .put_workload(workload(&world, "ns", "big", "lq", 50));
+    let first = world.start();
+    world.settle(first);
+    let waiting = BACKGROUND_IN_FLIGHT + 2;
+    let mut arrivals = Vec::new();
+    for i in 0..waiting {
+        let w = workload(&world, "ns", &format!("w{i}"), "lq", i as u32 + 1);
+        arrivals.extend(world.put_workload(w));
+    }
+    let last = format!("w{}", waiting - 1);
+    assert!(
+        !status_writes(&arrivals).contains_key(last.as_str()),
+        "{last}'s pending write waits for the lane: {arrivals:#?}"
+    );
+
+    world.cache.workloads.remove(&key("ns", &last));
+    let deleted = world.input(Input::Changed {
+        kind: kubectl_kueue::kube::watch::Kind::Workload,
+        key: job_key("ns", &last),
+    });
+    let all = world.settle([arrivals, deleted].concat());
+    assert!(
+        !status_writes(&all).contains_key(last.as_str()),
+        "nothing is written to the deleted {last}"
+    );
+    let gone = kubectl_kueue::scheduler::WorkloadKey::new("ns", &last);
+    assert!(
+        world.model.engine().workload(&gone).is_none(),
+        "the deleted {last} left the engine"
+    );
+
+    // Capacity frees: the deleted one is not admitted.
+    let done = finished(&world, "big");
+    let admissions = world.put_workload(done);
+    let all = world.settle(admissions);
+    assert!(!status_writes(&all).contains_key(last.as_str()), "{all:#?}");
+}
