@@ -6,6 +6,9 @@ use std::process::ExitCode;
 use clap::Parser;
 use kubectl_kueue::commands::Cli;
 
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     // clap prints --help and --version (exit 0) and usage errors (exit 2) itself.
     let cli = Cli::parse();

@@ -274,7 +274,10 @@ impl Ctx<'_> {
             Ok(None) => return,
             Err(e) => {
                 tracing::debug!(job = %key, error = %e, "cannot read the Job; will ask again");
-                self.book(&workload).job_read = false;
+                // No book is made for a Workload that went meanwhile (nothing would drop it).
+                if let Some(b) = self.m.wls.get_mut(&workload) {
+                    b.job_read = false;
+                }
                 return;
             }
         };
