@@ -373,20 +373,25 @@ spec:
     // Metrics: HTTPS, authenticated and authorized by the API server.
     let (code, _) = https_get(metrics, "/metrics", None, None).unwrap();
     assert_eq!(code, 401, "no token, no metrics");
-    let (code, body) = https_get(metrics, "/metrics", Some(&admin_token(&cluster)), None).unwrap();
-    assert_eq!(code, 200);
-    assert!(
-        metric(
-            &body,
-            "kueue_admitted_active_workloads",
-            &[("cluster_queue", "cq")]
-        ) == Some(1.0),
-        "one workload admitted:\n{}",
-        body.lines()
-            .filter(|l| l.contains("admitted"))
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
+    // The queue gauges are sampled with queue status (at most once a second), so the first
+    // admission may not be in them yet.
+    let token = admin_token(&cluster);
+    eventually(
+        Some(&cluster),
+        T,
+        "one workload admitted in the gauges",
+        || {
+            let (code, body) = https_get(metrics, "/metrics", Some(&token), None).unwrap();
+            assert_eq!(code, 200);
+            let seen = metric(
+                &body,
+                "kueue_admitted_active_workloads",
+                &[("cluster_queue", "cq")],
+            );
+            async move { (seen == Some(1.0)).then_some(()) }
+        },
+    )
+    .await;
 
     // SIGTERM, as the kubelet stops a pod: a clean exit that gives the lease up.
     ctl.signal(libc::SIGTERM);
