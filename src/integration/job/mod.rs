@@ -51,22 +51,29 @@ pub const FAILED_TO_START: &str = "FailedToStart";
 pub const QUEUE_NAME_REMOVED: &str = "QueueNameRemoved";
 pub const QUEUE_NAME_REMOVED_MESSAGE: &str = "The Job's kueue.x-k8s.io/queue-name label was removed while it was suspended: the Workload gives its quota back and the Job stays suspended (recreate the Job to queue it again)";
 
+/// The Job carries `kueue.x-k8s.io/queue-name`.
+fn has_queue_label(job: &Job) -> bool {
+    job.metadata
+        .labels
+        .as_ref()
+        .is_some_and(|l| l.contains_key(crate::api::QUEUE_NAME_LABEL))
+}
+
+/// `wl` is owned by `job` (this Job, by UID).
+fn owns(job: &Job, wl: &Workload) -> bool {
+    wl.metadata
+        .owner_references
+        .iter()
+        .flatten()
+        .any(|o| o.kind == "Job" && Some(&o.uid) == job.metadata.uid.as_ref())
+}
+
 /// Has `job` left Kueue while suspended, leaving `wl` (its Workload) behind? Its queue-name
 /// label is gone, it is suspended with no pods, and the Workload has not finished: the
 /// Workload then finishes so it holds no quota. A running Job keeps its Workload (its pods
 /// use the quota).
 pub fn left_by_its_job(job: &Job, wl: &Workload, managed: &ManagedJobs) -> bool {
-    let labelled = job
-        .metadata
-        .labels
-        .as_ref()
-        .is_some_and(|l| l.contains_key(crate::api::QUEUE_NAME_LABEL));
-    let owned = wl
-        .metadata
-        .owner_references
-        .iter()
-        .flatten()
-        .any(|o| o.kind == "Job" && Some(&o.uid) == job.metadata.uid.as_ref());
+    let (labelled, owned) = (has_queue_label(job), owns(job, wl));
     !labelled
         && !managed.without_queue_name
         && owned
@@ -98,17 +105,7 @@ pub fn left_job(job: &Job, wl: &Workload, managed: &ManagedJobs) -> LeftJob {
     if left_by_its_job(job, wl, managed) {
         return LeftJob::Abandoned;
     }
-    let labelled = job
-        .metadata
-        .labels
-        .as_ref()
-        .is_some_and(|l| l.contains_key(crate::api::QUEUE_NAME_LABEL));
-    let owned = wl
-        .metadata
-        .owner_references
-        .iter()
-        .flatten()
-        .any(|o| o.kind == "Job" && Some(&o.uid) == job.metadata.uid.as_ref());
+    let (labelled, owned) = (has_queue_label(job), owns(job, wl));
     let view = WorkloadView::of(wl);
     if labelled || managed.without_queue_name || !owned || view.finished || !view.has_reservation {
         return LeftJob::Nothing;
@@ -267,11 +264,7 @@ pub fn is_managed(
     managed: &ManagedJobs,
     namespace_labels: impl FnOnce(&str) -> BTreeMap<String, String>,
 ) -> bool {
-    let labelled = job
-        .metadata
-        .labels
-        .as_ref()
-        .is_some_and(|l| l.contains_key(crate::api::QUEUE_NAME_LABEL));
+    let labelled = has_queue_label(job);
     if labelled {
         return true;
     }

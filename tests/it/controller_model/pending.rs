@@ -106,9 +106,10 @@ fn a_new_reason_is_written_at_once() {
     );
 }
 
-#[test]
-fn pending_writes_take_a_lane_of_their_own_and_an_admission_replaces_a_queued_one() {
-    use kubectl_kueue::controller::model::BACKGROUND_IN_FLIGHT;
+/// `big` holds all 50 CPUs; then `waiting` arrivals `w0`.. of 1, 2, ... CPUs (different
+/// sizes, so none is parked with another). Returns the world and the arrivals' actions,
+/// unperformed.
+fn waiting_behind_big(waiting: usize) -> (World, Vec<Action>) {
     let mut world = World::new();
     cluster(&mut world, "", "cpu", "50");
     world
@@ -116,15 +117,21 @@ fn pending_writes_take_a_lane_of_their_own_and_an_admission_replaces_a_queued_on
         .put_workload(workload(&world, "ns", "big", "lq", 50));
     let first = world.start();
     world.settle(first);
-
-    // Ten arrivals of different sizes (so none is parked with another), none fits: their
-    // pending writes share the background lane.
-    let waiting = BACKGROUND_IN_FLIGHT + 6;
     let mut arrivals = Vec::new();
     for i in 0..waiting {
         let w = workload(&world, "ns", &format!("w{i}"), "lq", i as u32 + 1);
         arrivals.extend(world.put_workload(w));
     }
+    (world, arrivals)
+}
+
+#[test]
+fn pending_writes_take_a_lane_of_their_own_and_an_admission_replaces_a_queued_one() {
+    use kubectl_kueue::controller::model::BACKGROUND_IN_FLIGHT;
+    // Ten arrivals of different sizes (so none is parked with another), none fits: their
+    // pending writes share the background lane.
+    let waiting = BACKGROUND_IN_FLIGHT + 6;
+    let (mut world, arrivals) = waiting_behind_big(waiting);
     let pending = status_writes(&arrivals);
     assert_eq!(pending.len(), BACKGROUND_IN_FLIGHT, "{arrivals:#?}");
     assert!(pending.values().flatten().all(|w| w.background));
@@ -179,19 +186,8 @@ fn pending_writes_take_a_lane_of_their_own_and_an_admission_replaces_a_queued_on
 #[test]
 fn a_workload_deleted_while_its_pending_write_waits_for_the_lane_leaves_the_engine() {
     use kubectl_kueue::controller::model::BACKGROUND_IN_FLIGHT;
-    let mut world = World::new();
-    cluster(&mut world, "", "cpu", "50");
-    world
-        .cache
-        .put_workload(workload(&world, "ns", "big", "lq", 50));
-    let first = world.start();
-    world.settle(first);
     let waiting = BACKGROUND_IN_FLIGHT + 2;
-    let mut arrivals = Vec::new();
-    for i in 0..waiting {
-        let w = workload(&world, "ns", &format!("w{i}"), "lq", i as u32 + 1);
-        arrivals.extend(world.put_workload(w));
-    }
+    let (mut world, arrivals) = waiting_behind_big(waiting);
     let last = format!("w{}", waiting - 1);
     assert!(
         !status_writes(&arrivals).contains_key(last.as_str()),

@@ -517,8 +517,8 @@ fn a_workload_the_api_server_refuses_to_create_is_reported_on_the_job_and_retrie
     assert_eq!(world.events_of("train"), [expected]);
 }
 
-#[test]
-fn a_suspended_job_that_loses_its_queue_label_finishes_its_workload() {
+/// Jobs `first` and `second` of 4 GPUs each on a 4-GPU queue, settled: `first` runs.
+fn two_four_gpu_jobs() -> World {
     let mut world = World::new();
     cluster(&mut world, "", "nvidia.com/gpu", "4");
     world
@@ -529,15 +529,23 @@ fn a_suspended_job_that_loses_its_queue_label_finishes_its_workload() {
         .put_job(job(&world, "ns", "second", "lq", 4, None));
     let first = world.start();
     world.settle(first);
-    let wl_of = |world: &World, job: &str| {
-        world
-            .cache
-            .workloads
-            .values()
-            .find(|w| w.metadata.owner_references.as_ref().unwrap()[0].name == job)
-            .unwrap()
-            .clone()
-    };
+    world
+}
+
+/// The Workload the Job `job` owns.
+fn wl_of(world: &World, job: &str) -> kubectl_kueue::api::Workload {
+    world
+        .cache
+        .workloads
+        .values()
+        .find(|w| w.metadata.owner_references.as_ref().unwrap()[0].name == job)
+        .map(|w| (**w).clone())
+        .unwrap()
+}
+
+#[test]
+fn a_suspended_job_that_loses_its_queue_label_finishes_its_workload() {
+    let mut world = two_four_gpu_jobs();
     let second_wl = wl_of(&world, "second").metadata.name.clone().unwrap();
     assert!(!holds_quota(&world, &second_wl), "4 GPUs: second waits");
 
@@ -592,29 +600,11 @@ fn a_suspended_job_that_loses_its_queue_label_finishes_its_workload() {
 /// its Workload finishes and the quota goes to the next one.
 #[test]
 fn a_running_job_that_loses_its_queue_label_keeps_its_quota_until_it_ends() {
-    let mut world = World::new();
-    cluster(&mut world, "", "nvidia.com/gpu", "4");
-    world
-        .cache
-        .put_job(job(&world, "ns", "first", "lq", 4, None));
-    world
-        .cache
-        .put_job(job(&world, "ns", "second", "lq", 4, None));
-    let first = world.start();
-    world.settle(first);
-    let wl_name = |world: &World, job: &str| {
-        world
-            .cache
-            .workloads
-            .values()
-            .find(|w| w.metadata.owner_references.as_ref().unwrap()[0].name == job)
-            .unwrap()
-            .metadata
-            .name
-            .clone()
-            .unwrap()
-    };
-    let (first_wl, second_wl) = (wl_name(&world, "first"), wl_name(&world, "second"));
+    let mut world = two_four_gpu_jobs();
+    let (first_wl, second_wl) = (
+        wl_of(&world, "first").metadata.name.clone().unwrap(),
+        wl_of(&world, "second").metadata.name.clone().unwrap(),
+    );
     assert!(holds_quota(&world, &first_wl) && !holds_quota(&world, &second_wl));
     assert_eq!(
         world.job("ns", "first").spec.as_ref().unwrap().suspend,
