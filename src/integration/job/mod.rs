@@ -83,12 +83,12 @@ pub fn left_by_its_job(job: &Job, wl: &Workload, managed: &ManagedJobs) -> bool 
         && !WorkloadView::of(wl).finished
 }
 
-/// What happens to the Workload of a Job that left the watch (its queue-name label is gone)
-/// while the Workload holds quota.
+/// What happens to the Workload of a Job that left the watch (its queue-name label is gone).
 #[derive(Debug, Clone, PartialEq)]
 pub enum LeftJob {
-    /// Not our case: the Job is labelled again, not the Workload's owner, or the Workload
-    /// holds nothing.
+    /// Nothing to do: the Job is labelled again (or unlabelled Jobs are managed), is not the
+    /// Workload's owner, or the Workload finished or holds nothing while the Job is not
+    /// abandoned.
     Nothing,
     /// Suspended with no pods: the Workload finishes (`QueueNameRemoved`).
     Abandoned,
