@@ -543,6 +543,26 @@ fn wl_of(world: &World, job: &str) -> kubectl_kueue::api::Workload {
         .unwrap()
 }
 
+/// The Job `job` loses its queue-name label: it leaves the labelled watch (the API server
+/// still has it), and the model reads it.
+fn unlabel(world: &mut World, job: &str) {
+    let mut unlabelled = (*world.job("ns", job)).clone();
+    unlabelled.metadata.labels = None;
+    world.cache.jobs.remove(&job_key("ns", job));
+    world.unwatched_jobs.insert(job_key("ns", job), unlabelled);
+    later(world);
+    let gone = world.input(Input::Changed {
+        kind: Kind::Job,
+        key: job_key("ns", job),
+    });
+    let seen = world.settle(gone);
+    assert!(
+        seen.iter()
+            .any(|a| matches!(a, Action::ReadJob { key, .. } if key.name == job)),
+        "{seen:#?}"
+    );
+}
+
 #[test]
 fn a_suspended_job_that_loses_its_queue_label_finishes_its_workload() {
     let mut world = two_four_gpu_jobs();
@@ -550,23 +570,7 @@ fn a_suspended_job_that_loses_its_queue_label_finishes_its_workload() {
     assert!(!holds_quota(&world, &second_wl), "4 GPUs: second waits");
 
     // The label goes: the Job leaves the queue-labelled watch, the API server still has it.
-    let mut unlabelled = (*world.job("ns", "second")).clone();
-    unlabelled.metadata.labels = None;
-    world.cache.jobs.remove(&job_key("ns", "second"));
-    world
-        .unwatched_jobs
-        .insert(job_key("ns", "second"), unlabelled);
-    later(&mut world);
-    let gone = world.input(Input::Changed {
-        kind: Kind::Job,
-        key: job_key("ns", "second"),
-    });
-    let seen = world.settle(gone);
-    assert!(
-        seen.iter()
-            .any(|a| matches!(a, Action::ReadJob { key, .. } if key.name == "second")),
-        "{seen:#?}"
-    );
+    unlabel(&mut world, "second");
     let w = wl_of(&world, "second");
     let finished = w.status.as_ref().unwrap().condition("Finished").unwrap();
     assert_eq!(
@@ -612,23 +616,7 @@ fn a_running_job_that_loses_its_queue_label_keeps_its_quota_until_it_ends() {
     );
 
     // The label goes while it runs.
-    let mut unlabelled = (*world.job("ns", "first")).clone();
-    unlabelled.metadata.labels = None;
-    world.cache.jobs.remove(&job_key("ns", "first"));
-    world
-        .unwatched_jobs
-        .insert(job_key("ns", "first"), unlabelled);
-    later(&mut world);
-    let gone = world.input(Input::Changed {
-        kind: Kind::Job,
-        key: job_key("ns", "first"),
-    });
-    let seen = world.settle(gone);
-    assert!(
-        seen.iter()
-            .any(|a| matches!(a, Action::ReadJob { key, .. } if key.name == "first")),
-        "{seen:#?}"
-    );
+    unlabel(&mut world, "first");
     let running = world.workload("ns", &first_wl);
     let st = running.status.as_ref().unwrap();
     assert!(
