@@ -21,8 +21,10 @@ use kubectl_kueue::api::{ClusterQueue, ResourceFlavor, Workload};
 use serde_json::json;
 
 use super::scenario::{self, Supervisor};
-use crate::support::controller::holds_quota;
+use crate::support::cluster::Cluster;
+use crate::support::controller::{cond, holds_quota};
 use crate::support::eventually;
+use crate::support::invariants::rules::owning_job;
 use crate::support::invariants::{Checker, assert_every_job_ran_once};
 use crate::support::kwok::POD_COMPLETE_DELAY;
 
@@ -140,22 +142,25 @@ fn finalizers<K: kube::Resource>(o: &K) -> Vec<String> {
     o.meta().finalizers.clone().unwrap_or_default()
 }
 
+/// The fault cluster with the edits' queue at `quota` CPUs, and the invariant checker on it.
+async fn edits_cluster(quota: u32) -> (Cluster, Checker) {
+    let cluster = scenario::cluster().await;
+    let client = cluster.client();
+    crate::support::apply::apply_yaml(&client, &setup(quota), "default")
+        .await
+        .unwrap();
+    let checker = Checker::with_grace(client, Duration::from_millis(500), scenario::POD_GRACE);
+    (cluster, checker)
+}
+
 #[cfg_attr(
     skip_cluster_tests,
     ignore = "needs the test control plane (KUEUE_SKIP_CLUSTER_TESTS is set)"
 )]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn quota_lowered_flavor_and_queue_deleted_while_work_runs_evict_nothing() {
-    let cluster = scenario::cluster().await;
+    let (cluster, checker) = edits_cluster(6).await;
     let client = cluster.client();
-    crate::support::apply::apply_yaml(&client, &setup(6), "default")
-        .await
-        .unwrap();
-    let checker = Checker::with_grace(
-        client.clone(),
-        Duration::from_millis(500),
-        scenario::POD_GRACE,
-    );
     let mut sup = Supervisor::start(&cluster, &[]);
     let started = Instant::now();
     // Long enough to outlast each edit's observation window.
@@ -201,15 +206,22 @@ async fn quota_lowered_flavor_and_queue_deleted_while_work_runs_evict_nothing() 
 
     // 3. The queue deleted: kept by its finalizer while Workloads hold its quota; they run
     //    to the end, nothing new is admitted into it.
+    //    Checked throughout the window, not once at its end: the running Jobs may finish
+    //    within it, and then the queue rightly goes. The queue is read before the holders,
+    //    so a queue gone (or unguarded) while someone still holds its quota is never missed.
     let before = holding(&client).await;
     cqs.delete("edits", &DeleteParams::default()).await.unwrap();
-    hold_steady(&client, Duration::from_secs(3), "queue deleted").await;
-    let cq = cqs.get_opt("edits").await.unwrap();
-    if !before.is_empty() {
+    let until = Instant::now() + Duration::from_secs(3);
+    while Instant::now() < until {
+        let cq = cqs.get_opt("edits").await.unwrap();
+        let held = holding(&client).await;
         assert!(
-            cq.as_ref().is_some_and(|cq| !finalizers(cq).is_empty()),
-            "the queue in use stays while {before:?} hold its quota"
+            held.is_empty() || cq.as_ref().is_some_and(|cq| !finalizers(cq).is_empty()),
+            "the queue in use stays while {held:?} hold its quota (holding at the deletion: {before:?})"
         );
+        let (n, reason) = evictions(&client).await;
+        assert_eq!(n, 0, "queue deleted: a Workload was evicted ({reason:?})");
+        tokio::time::sleep(Duration::from_millis(300)).await;
     }
     // Once what held it finished, the queue and then the flavor go.
     let deadline = Instant::now() + T;
@@ -260,18 +272,12 @@ async fn quota_lowered_flavor_and_queue_deleted_while_work_runs_evict_nothing() 
 
 fn workload_of<'a>(wls: &'a [Workload], job: &Job) -> Option<&'a Workload> {
     let uid = job.metadata.uid.as_deref()?;
-    wls.iter().find(|w| {
-        w.metadata
-            .owner_references
-            .iter()
-            .flatten()
-            .any(|o| o.uid == uid)
-    })
+    wls.iter().find(|w| owning_job(&w.metadata) == Some(uid))
 }
 
-fn condition_reason(w: &Workload, type_: &str) -> Option<String> {
-    let c = w.status.as_ref()?.condition(type_)?;
-    (c.status == "True").then(|| c.reason.clone())
+/// The reason of the Workload's condition `type_` when it is true.
+fn true_reason(w: &Workload, type_: &str) -> Option<String> {
+    cond(w, type_).filter(|c| c.0 == "True").map(|c| c.1)
 }
 
 /// The queue-name label removed from a running Job and from a waiting one (a cluster without
@@ -287,16 +293,8 @@ fn condition_reason(w: &Workload, type_: &str) -> Option<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn queue_label_removed_from_a_running_and_a_waiting_job() {
     const LABELLED: usize = 4;
-    let cluster = scenario::cluster().await;
+    let (cluster, checker) = edits_cluster(2).await;
     let client = cluster.client();
-    crate::support::apply::apply_yaml(&client, &setup(2), "default")
-        .await
-        .unwrap();
-    let checker = Checker::with_grace(
-        client.clone(),
-        Duration::from_millis(500),
-        scenario::POD_GRACE,
-    );
     let mut sup = Supervisor::start(&cluster, &[]);
     for n in 0..LABELLED + 2 {
         submit(&client, n, 6_000).await;
@@ -328,14 +326,14 @@ async fn queue_label_removed_from_a_running_and_a_waiting_job() {
         "the waiting Job's Workload finished",
         || async {
             let wls = workloads(&client).await;
-            let reason = condition_reason(workload_of(&wls, &waiting)?, "Finished")?;
+            let reason = true_reason(workload_of(&wls, &waiting)?, "Finished")?;
             (reason == "QueueNameRemoved").then_some(wls)
         },
     )
     .await;
     let held = workload_of(&wls, &running).expect("the running Job's Workload");
     assert!(
-        holds_quota(held) && condition_reason(held, "Finished").is_none(),
+        holds_quota(held) && true_reason(held, "Finished").is_none(),
         "the running Job keeps its admitted Workload: {:?}",
         held.status
     );
@@ -350,7 +348,7 @@ async fn queue_label_removed_from_a_running_and_a_waiting_job() {
         || async {
             let wls = workloads(&client).await;
             let job = jobs.get(&name).await.ok()?;
-            (condition_reason(workload_of(&wls, &job)?, "Finished")? == "Succeeded").then_some(())
+            (true_reason(workload_of(&wls, &job)?, "Finished")? == "Succeeded").then_some(())
         },
     )
     .await;
@@ -364,38 +362,8 @@ async fn queue_label_removed_from_a_running_and_a_waiting_job() {
         "the Job that left while waiting stays suspended"
     );
 
-    // The labelled ones all run, once each.
-    let labelled: Vec<String> = (0..LABELLED + 2)
-        .map(|n| format!("edit-{n}"))
-        .filter(|n| {
-            Some(n) != running.metadata.name.as_ref() && Some(n) != waiting.metadata.name.as_ref()
-        })
-        .collect();
-    let deadline = Instant::now() + T;
-    loop {
-        sup.keep_running();
-        let mut complete = 0;
-        for n in &labelled {
-            let done = jobs
-                .get(n)
-                .await
-                .ok()
-                .and_then(|j| j.status?.conditions)
-                .is_some_and(|c| {
-                    c.iter()
-                        .any(|c| c.type_ == "Complete" && c.status == "True")
-                });
-            complete += usize::from(done);
-        }
-        if complete == labelled.len() {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{complete} of {labelled:?} complete after {T:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(300)).await;
-    }
+    // The labelled ones all run (with the unlabelled one that ran, LABELLED + 1 complete).
+    scenario::drain_in(&mut sup, &client, &[NS], LABELLED + 1, T).await;
     let (n, reason) = evictions(&client).await;
     assert_eq!(n, 0, "no eviction through the label removals ({reason:?})");
     let report = checker.finish(10);
