@@ -17,11 +17,13 @@ use std::time::{Duration, Instant};
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::ObjectReference;
 use kube::api::{Api, Patch, PatchParams, PostParams};
+use kube::core::NamespaceResourceScope;
 use kube::{Client, Resource};
 use serde_json::{Value, json};
 use tokio::sync::{Mutex, OwnedSemaphorePermit, Semaphore};
 
 use super::events::{EventSink, Outgoing, Reporter};
+use super::lean::{Lean, Parts};
 use super::lease::Fence;
 use crate::api::{
     ClusterQueue, ClusterQueueStatus, LocalQueue, LocalQueueStatus, Workload, WorkloadStatus,
@@ -181,14 +183,14 @@ impl Writer {
         if let Some(rv) = &wl.metadata.resource_version {
             body["metadata"]["resourceVersion"] = json!(rv);
         }
-        let api: Api<Workload> = Api::namespaced(self.client.clone(), &ns);
-        api.patch_status(
-            &name,
-            &PatchParams::apply(WORKLOAD_STATUS_MANAGER).force(),
-            &Patch::Apply(&body),
-        )
-        .await
-        .map(lean)
+        lean_api::<Workload>(&self.client, &ns)
+            .patch_status(
+                &name,
+                &PatchParams::apply(WORKLOAD_STATUS_MANAGER).force(),
+                &Patch::Apply(&body),
+            )
+            .await
+            .map(|o| o.0)
     }
 
     pub async fn create_workload(&self, wl: &Workload) -> kube::Result<Workload> {
@@ -222,10 +224,10 @@ impl Writer {
             .filter(|f| *f != finalizer)
             .collect();
         let patch = json!({ "metadata": { "resourceVersion": wl.metadata.resource_version, "finalizers": rest } });
-        let api: Api<Workload> = Api::namespaced(self.client.clone(), &ns);
-        api.patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
+        lean_api::<Workload>(&self.client, &ns)
+            .patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
             .await
-            .map(lean)
+            .map(|o| o.0)
     }
 
     /// Deletes a Workload, guarded by its UID and resourceVersion. Returns it as the
@@ -252,15 +254,15 @@ impl Writer {
         name: &str,
     ) -> kube::Result<Option<Workload>> {
         let _p = self.gate().await;
-        let api: Api<Workload> = Api::namespaced(self.client.clone(), namespace);
-        api.get_opt(name).await.map(|o| o.map(lean))
+        let api = lean_api::<Workload>(&self.client, namespace);
+        api.get_opt(name).await.map(|o| o.map(|o| o.0))
     }
 
     /// A Job as the API server has it now (`None`: gone), past the label-filtered watch.
     pub async fn read_job(&self, namespace: &str, name: &str) -> kube::Result<Option<Job>> {
         let _p = self.gate().await;
-        let api: Api<Job> = Api::namespaced(self.client.clone(), namespace);
-        api.get_opt(name).await.map(|o| o.map(lean))
+        let api = lean_api::<Job>(&self.client, namespace);
+        api.get_opt(name).await.map(|o| o.map(|o| o.0))
     }
 
     /// Sets the finalizers of a cluster-scoped object (a ClusterQueue or ResourceFlavor),
@@ -294,23 +296,27 @@ impl Writer {
         let _p = self.gate().await?;
         let (ns, name) = ns_name(wl);
         patch["metadata"]["resourceVersion"] = json!(wl.metadata.resource_version);
-        let api: Api<Workload> = Api::namespaced(self.client.clone(), &ns);
         let pp = PatchParams {
             field_manager: Some(CONTROLLER_MANAGER.to_string()),
             ..Default::default()
         };
-        api.patch(&name, &pp, &Patch::Merge(&patch)).await.map(lean)
+        lean_api::<Workload>(&self.client, &ns)
+            .patch(&name, &pp, &Patch::Merge(&patch))
+            .await
+            .map(|o| o.0)
     }
 
     /// A JSON merge patch of a Job (include `metadata.resourceVersion` for optimistic locking).
     pub async fn patch_job(&self, namespace: &str, name: &str, patch: &Value) -> kube::Result<Job> {
         let _p = self.gate().await?;
-        let api: Api<Job> = Api::namespaced(self.client.clone(), namespace);
         let pp = PatchParams {
             field_manager: Some(CONTROLLER_MANAGER.to_string()),
             ..Default::default()
         };
-        api.patch(name, &pp, &Patch::Merge(patch)).await.map(lean)
+        lean_api::<Job>(&self.client, namespace)
+            .patch(name, &pp, &Patch::Merge(patch))
+            .await
+            .map(|o| o.0)
     }
 
     /// A JSON merge patch of a Job's status.
@@ -321,14 +327,14 @@ impl Writer {
         patch: &Value,
     ) -> kube::Result<Job> {
         let _p = self.gate().await?;
-        let api: Api<Job> = Api::namespaced(self.client.clone(), namespace);
         let pp = PatchParams {
             field_manager: Some(CONTROLLER_MANAGER.to_string()),
             ..Default::default()
         };
-        api.patch_status(name, &pp, &Patch::Merge(patch))
+        lean_api::<Job>(&self.client, namespace)
+            .patch_status(name, &pp, &Patch::Merge(patch))
             .await
-            .map(lean)
+            .map(|o| o.0)
     }
 
     pub async fn apply_cluster_queue_status(
@@ -343,13 +349,14 @@ impl Writer {
             "metadata": { "name": name },
             "status": status,
         });
-        let api: Api<ClusterQueue> = Api::all(self.client.clone());
+        let api: Api<Lean<ClusterQueue>> = Api::all(self.client.clone());
         api.patch_status(
             name,
             &PatchParams::apply(QUEUE_STATUS_MANAGER).force(),
             &Patch::Apply(&body),
         )
         .await
+        .map(|o| o.0)
     }
 
     pub async fn apply_local_queue_status(
@@ -365,13 +372,14 @@ impl Writer {
             "metadata": { "name": name, "namespace": namespace },
             "status": status,
         });
-        let api: Api<LocalQueue> = Api::namespaced(self.client.clone(), namespace);
-        api.patch_status(
-            name,
-            &PatchParams::apply(QUEUE_STATUS_MANAGER).force(),
-            &Patch::Apply(&body),
-        )
-        .await
+        lean_api::<LocalQueue>(&self.client, namespace)
+            .patch_status(
+                name,
+                &PatchParams::apply(QUEUE_STATUS_MANAGER).force(),
+                &Patch::Apply(&body),
+            )
+            .await
+            .map(|o| o.0)
     }
 
     /// Events queued or being published (0 before the first).
@@ -404,6 +412,11 @@ impl Writer {
 fn lean<K: Resource>(mut o: K) -> K {
     o.meta_mut().managed_fields = None;
     o
+}
+
+/// A namespace's `K`s, answers decoded without their managed fields at all ([`Lean`]).
+fn lean_api<K: Parts<Scope = NamespaceResourceScope>>(client: &Client, ns: &str) -> Api<Lean<K>> {
+    Api::namespaced(client.clone(), ns)
 }
 
 fn ns_name<K: Resource>(obj: &K) -> (String, String) {

@@ -10,6 +10,7 @@ pub mod events;
 pub mod fenced_io;
 pub mod install;
 pub mod jobs;
+pub mod lean;
 pub mod lease;
 pub mod objects;
 pub mod server;

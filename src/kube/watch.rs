@@ -8,6 +8,8 @@
 //!
 //! `metadata.managedFields` is dropped before an object enters a store, as controller-runtime's
 //! cache does for upstream: the controller never reads it, and it is most of a Workload's size.
+//! Workloads, queues and Jobs, which change most, are decoded without it ([`Lean`]), the rest
+//! decoded whole and stripped.
 
 use std::fmt::Debug;
 use std::sync::Arc;
@@ -26,6 +28,7 @@ use serde::de::DeserializeOwned;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::task::JoinHandle;
 
+use super::lean::{Lean, Parts};
 use crate::api::{
     ClusterQueue, Cohort, LocalQueue, ResourceFlavor, Workload, WorkloadPriorityClass,
 };
@@ -216,19 +219,9 @@ pub async fn start(
         );
         empty_store()
     };
-    let (cluster_queues, t) = spawn(
-        Api::all(client.clone()),
-        cfg(),
-        Kind::ClusterQueue,
-        tx.clone(),
-    );
+    let (cluster_queues, t) = spawn_lean(client, cfg(), Kind::ClusterQueue, tx.clone());
     tasks.push(t);
-    let (local_queues, t) = spawn(
-        Api::all(client.clone()),
-        cfg(),
-        Kind::LocalQueue,
-        tx.clone(),
-    );
+    let (local_queues, t) = spawn_lean(client, cfg(), Kind::LocalQueue, tx.clone());
     tasks.push(t);
     let (priority_classes, t) = spawn(
         Api::all(client.clone()),
@@ -237,7 +230,7 @@ pub async fn start(
         tx.clone(),
     );
     tasks.push(t);
-    let (workloads, t) = spawn(Api::all(client.clone()), cfg(), Kind::Workload, tx.clone());
+    let (workloads, t) = spawn_lean(client, cfg(), Kind::Workload, tx.clone());
     tasks.push(t);
     let (namespaces, t) = spawn(Api::all(client.clone()), cfg(), Kind::Namespace, tx.clone());
     tasks.push(t);
@@ -246,7 +239,7 @@ pub async fn start(
     } else {
         cfg().labels(crate::api::QUEUE_NAME_LABEL)
     };
-    let (jobs, t) = spawn(Api::all(client.clone()), job_cfg, Kind::Job, tx.clone());
+    let (jobs, t) = spawn_lean(client, job_cfg, Kind::Job, tx.clone());
     tasks.push(t);
     let (nodes, t) = spawn(
         Api::<PartialObjectMeta<Node>>::all(client.clone()),
@@ -322,6 +315,35 @@ where
         .modify(|o| o.meta_mut().managed_fields = None);
     let stream = reflector::reflector(writer, objects);
     (reader, tokio::spawn(forward(stream, kind, tx)))
+}
+
+/// [`spawn`] for a kind decoded without its managed fields.
+fn spawn_lean<K>(
+    client: &Client,
+    cfg: watcher::Config,
+    kind: Kind,
+    tx: UnboundedSender<WatchMsg>,
+) -> (Store<K>, JoinHandle<()>)
+where
+    K: Parts + Clone + Debug + Send + Sync + 'static,
+{
+    let (reader, writer) = reflector::store();
+    let api: Api<Lean<K>> = Api::all(client.clone());
+    let objects = watcher(api, cfg)
+        .default_backoff()
+        .map(|ev| ev.map(unwrap_event));
+    let stream = reflector::reflector(writer, objects);
+    (reader, tokio::spawn(forward(stream, kind, tx)))
+}
+
+fn unwrap_event<K>(e: watcher::Event<Lean<K>>) -> watcher::Event<K> {
+    match e {
+        watcher::Event::Apply(o) => watcher::Event::Apply(o.0),
+        watcher::Event::Delete(o) => watcher::Event::Delete(o.0),
+        watcher::Event::Init => watcher::Event::Init,
+        watcher::Event::InitApply(o) => watcher::Event::InitApply(o.0),
+        watcher::Event::InitDone => watcher::Event::InitDone,
+    }
 }
 
 async fn forward<K, S>(stream: S, kind: Kind, tx: UnboundedSender<WatchMsg>)
