@@ -1,7 +1,8 @@
 //! `simulate --trace` and `history generate` offline: the five-job trace of
 //! [`crate::trace_replay`] as a table, as data, compared under an edit, against a `--compare`
 //! setup and with an `--add`ed queue (figures worked out by hand), with charts; the example
-//! week with its charts; bad rows named by file, line and field.
+//! week with its charts and the README's transcripts of it; bad rows named by file, line and
+//! field.
 #![cfg(feature = "cli")]
 
 use crate::support::cli::run;
@@ -359,6 +360,103 @@ fn the_example_week_replays_with_charts() {
             std::fs::metadata(dir.path().join(name)).unwrap().len() > 1000,
             "{name}"
         );
+    }
+}
+
+/// The README's transcripts of `kubectl kueue simulate --trace examples/traces/seed-week.jsonl
+/// ...` whose first argument after it is `first`: the arguments (continuation lines joined) and
+/// the lines shown after the command.
+fn readme_transcripts(first: &str) -> Vec<(Vec<String>, Vec<String>)> {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let readme = std::fs::read_to_string(format!("{root}/README.md")).unwrap();
+    let prefix = "$ kubectl kueue simulate --trace examples/traces/seed-week.jsonl";
+    let mut out = Vec::new();
+    for block in readme.split("```").skip(1).step_by(2) {
+        let block = block.trim_start_matches(|c: char| c != '\n').trim_start();
+        if !block.starts_with(prefix) {
+            continue;
+        }
+        let mut lines = block.lines();
+        let mut command = String::new();
+        for l in lines.by_ref() {
+            match l.strip_suffix('\\') {
+                Some(cont) => command.push_str(cont),
+                None => {
+                    command.push_str(l);
+                    break;
+                }
+            }
+        }
+        let args: Vec<String> = command
+            .split_whitespace()
+            .skip(3) // $ kubectl kueue
+            .map(str::to_string)
+            .collect();
+        if args.get(3).map(String::as_str) == Some(first) {
+            out.push((args, lines.map(str::to_string).collect()));
+        }
+    }
+    out
+}
+
+/// Runs a README transcript's command in the repository (`--plot` into a temporary directory,
+/// its paths shown as the README's) and checks the README's lines: all of the output (stdout,
+/// then stderr), or, after a `...` line, a run of consecutive lines in it.
+fn check_readme_transcript(args: &[String], shown: &[String]) {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let plot = tempfile::tempdir().unwrap();
+    let plot_path = plot.path().to_str().unwrap().to_string();
+    let mut readme_plot = None;
+    let mut args = args.to_vec();
+    if let Some(i) = args.iter().position(|a| a == "--plot") {
+        readme_plot = Some(std::mem::replace(&mut args[i + 1], plot_path.clone()));
+    }
+    let out = crate::support::cli::kueue_process()
+        .current_dir(root)
+        .args(&args)
+        .output()
+        .unwrap();
+    let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+    text.push_str(&String::from_utf8_lossy(&out.stderr));
+    if let Some(p) = &readme_plot {
+        text = text.replace(&plot_path, p);
+    }
+    assert_eq!(out.status.code(), Some(0), "{args:?}:\n{text}");
+    let got: Vec<&str> = text.lines().collect();
+    let want: Vec<&str> = shown.iter().map(String::as_str).collect();
+    match want.split_first() {
+        Some((&"...", rest)) => assert!(
+            got.windows(rest.len()).any(|w| w == rest),
+            "README lines\n{}\nnot in the output of {args:?}:\n{text}",
+            rest.join("\n")
+        ),
+        _ => assert_eq!(
+            got, want,
+            "the README's transcript of {args:?} differs from what it prints"
+        ),
+    }
+}
+
+#[test]
+fn the_readme_example_week_transcript_is_what_simulate_prints() {
+    let transcripts = readme_transcripts("--set");
+    assert_eq!(transcripts.len(), 1, "the README's example-week replay");
+    for (args, shown) in &transcripts {
+        assert!(shown.len() > 10, "{shown:?}");
+        check_readme_transcript(args, shown);
+    }
+}
+
+#[test]
+fn the_readme_example_week_forecast_accuracy_is_what_simulate_prints() {
+    let transcripts = readme_transcripts("--forecast-accuracy");
+    assert_eq!(
+        transcripts.len(),
+        1,
+        "the README's forecast accuracy example"
+    );
+    for (args, shown) in &transcripts {
+        check_readme_transcript(args, shown);
     }
 }
 
