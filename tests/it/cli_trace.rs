@@ -321,6 +321,27 @@ spec:
         "{out}"
     );
     assert_eq!(row(&out, "team-a/a3"), ["team-a/a3", "4m", "57m"], "{out}");
+
+    // A Job is not a setup object: the replay would drop it and "after" would equal
+    // "before", so it is refused.
+    let job = format!("{root}/examples/gpu-two-teams/jobs/experiment-42.yaml");
+    let r = run(&[
+        "simulate",
+        "--trace",
+        f.path().to_str().unwrap(),
+        "-f",
+        &format!("{root}/examples/gpu-two-teams"),
+        "--add",
+        &job,
+    ]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(
+        r.stderr.contains(&format!(
+            "{job}: document 1: --add with --trace takes setup objects"
+        )) && r.stderr.contains("not a Job"),
+        "{}",
+        r.stderr
+    );
 }
 
 #[test]
