@@ -34,6 +34,11 @@
 //!   larger than any one node is normal on a multi-node cluster and only matters for a pod
 //!   that needs more than a node has; such a finding says `split` when the matching nodes
 //!   together have enough for one pod but no single one does.
+//! - Limitation: since nodes are taken as empty, a split is only found for a pod larger than
+//!   any one node's allocatable. Free capacity fragmented by running pods (two 4-GPU nodes
+//!   each running a 2-GPU pod: 4 GPUs of quota free, no node with 4 free) is not seen; that
+//!   needs the placement of admitted pods (Pods with `spec.nodeName` and their requests, live
+//!   or in the files), which is not read.
 //! - A flavor with a matching node whose size is unknown (no status) gets no quota finding.
 //! - Deterministic: flavors in name order, nodes in input order, findings in a fixed order.
 

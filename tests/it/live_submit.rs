@@ -328,17 +328,24 @@ async fn submit_wait_follows_the_workload_until_admitted() {
     )
     .unwrap();
     let wl_name = wl.metadata.name.clone().unwrap();
+    let minute = |t: k8s_openapi::jiff::Timestamp| t.strftime("%H:%M").to_string();
+    let before = minute(k8s_openapi::jiff::Timestamp::now());
     Api::<Workload>::namespaced(cluster.client(), &ns)
         .create(&PostParams::default(), &wl)
         .await
         .unwrap();
+    let queued = format!("queued in ClusterQueue {cq}: position 0 of 1");
+    assert!(wait_line(&err, &queued, &mut seen), "{seen:#?}");
+    // The estimate while waiting: it fits the empty queue, so the forecast admits it at the
+    // snapshot's `now`, in both passes (a start equal to its "at the latest" is shown as an
+    // upper bound), and the progress line carries the clock time alone.
+    let after = minute(k8s_openapi::jiff::Timestamp::now());
+    let line = seen.last().unwrap().trim();
     assert!(
-        wait_line(
-            &err,
-            &format!("queued in ClusterQueue {cq}: position 0 of 1"),
-            &mut seen
-        ),
-        "{seen:#?}"
+        [&before, &after]
+            .iter()
+            .any(|m| line == format!("{queued}; estimated start ≤{m} UTC")),
+        "expected `{queued}; estimated start ≤{before} UTC` (or {after}), got {line:?}"
     );
     admit(cluster, &ns, &wl_name, &cq, &rf, 2).await;
 
