@@ -5,8 +5,9 @@
 //!
 //! Each story here is one upstream's workload controller and scheduler handle in a sequence
 //! of writes: a workload preempted and admitted again within one run, a queue resumed after
-//! `HoldAndDrain` (from the drained state alone), a queue still draining, a Job whose
-//! priority comes from its pod template's PriorityClass.
+//! `HoldAndDrain` (from the drained state alone), a queue still draining, a ClusterQueue
+//! being deleted (held by its finalizer), a Job whose priority comes from its pod template's
+//! PriorityClass, the maximum execution time across re-admissions.
 
 use std::collections::BTreeMap;
 
@@ -695,4 +696,50 @@ fn a_job_with_min_parallelism_is_admitted_with_the_pods_that_fit() {
         item["status"]["admission"]["podSetAssignments"][0]["count"],
         2
     );
+}
+
+#[test]
+fn a_terminating_cluster_queue_admits_nothing_new_and_keeps_what_it_admitted() {
+    // Deleted while `running` holds quota in it: its finalizer keeps it, inactive.
+    let terminating = cluster_queue("a", &[("f1", 8)], "").replace(
+        "metadata: {name: a}\n",
+        "metadata: {name: a, deletionTimestamp: '2026-01-01T00:00:00Z', finalizers: [kueue.x-k8s.io/resource-in-use]}\n",
+    );
+    let story = [
+        terminating,
+        local_queue("ns-a", "a", ""),
+        workload("ns-a", "running", 4, &admitted_on("a", "f1", 4)),
+        workload("ns-a", "waiting", 4, ""),
+    ]
+    .concat();
+    let ends = both_ways(&story);
+    // Nothing new: the quota is free (8 cpu, 4 used) but the queue is inactive, and the
+    // Workload says so as upstream's scheduler does (`Suspended`, its granular reason).
+    let waiting = &ends["waiting"];
+    assert!(waiting.0.is_none(), "not admitted: {waiting:#?}");
+    assert_eq!(
+        condition(waiting, "QuotaReserved"),
+        ("False", "Suspended", "ClusterQueue a is inactive")
+    );
+    assert_eq!(condition(waiting, "Admitted").0, "False");
+    // What it admitted runs on: admission, conditions and counts as they were.
+    let running = &ends["running"];
+    let admission = running.0.as_ref().expect("keeps its admission");
+    assert_eq!(
+        (admission.0.as_str(), admission.1[0]["cpu"].as_str()),
+        ("a", "f1")
+    );
+    assert_eq!(
+        condition(running, "Admitted"),
+        ("True", "Admitted", "The workload is admitted")
+    );
+    assert_eq!(condition(running, "QuotaReserved").0, "True");
+    assert!(
+        !running
+            .1
+            .iter()
+            .any(|c| c.0 == "Evicted" || c.0 == "Preempted"),
+        "not evicted: {running:#?}"
+    );
+    assert!(running.2.is_empty());
 }
