@@ -13,8 +13,8 @@ use kubectl_kueue::api::Workload;
 use kubectl_kueue::metrics::MetricUpdate;
 
 use super::parity::{
-    ADMITTED_AT, FLAVORS, Shape, admitted_on, both_ways, cluster_queue, condition, job,
-    local_queue, shape, simulated, workload, world_of,
+    ADMITTED_AT, FLAVORS, Shape, admitted_on, both_ways, cluster_queue, condition, files_of, job,
+    local_queue, shapes, simulated, workload, world_of,
 };
 use super::world::World;
 
@@ -169,43 +169,6 @@ fn once_the_backoff_is_over_the_workload_queues_again() {
         )
     );
     assert_eq!(back.4, Some((Some(1), None)), "the count stays");
-}
-
-fn as_document<T: serde::Serialize>(obj: &T, api_version: &str, kind: &str) -> String {
-    let mut v = serde_json::to_value(obj).unwrap();
-    v["apiVersion"] = api_version.into();
-    v["kind"] = kind.into();
-    format!("---\n{}", serde_yaml::to_string(&v).unwrap())
-}
-
-/// The world's Jobs (`changed` in place of its namesake) and Workloads as files, after the
-/// queue objects of `base`.
-fn files_of(world: &World, base: &str, changed: Option<&Job>) -> String {
-    let mut text = base.to_string();
-    for w in world.cache.workloads.values() {
-        text.push_str(&as_document(&**w, "kueue.x-k8s.io/v1beta1", "Workload"));
-    }
-    for j in world.cache.jobs.values() {
-        let j = changed
-            .filter(|c| c.metadata.name == j.metadata.name)
-            .unwrap_or(j);
-        text.push_str(&as_document(j, "batch/v1", "Job"));
-    }
-    text
-}
-
-fn shapes(world: &World) -> std::collections::BTreeMap<String, Shape> {
-    world
-        .cache
-        .workloads
-        .values()
-        .map(|w: &std::sync::Arc<Workload>| {
-            (
-                w.metadata.name.clone().unwrap(),
-                shape(w.status.as_ref().unwrap()),
-            )
-        })
-        .collect()
 }
 
 fn workload_of<'a>(s: &'a std::collections::BTreeMap<String, Shape>, job: &str) -> &'a Shape {
