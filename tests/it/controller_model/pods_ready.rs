@@ -9,7 +9,6 @@
 use std::time::Duration;
 
 use k8s_openapi::api::batch::v1::Job;
-use kubectl_kueue::api::Workload;
 use kubectl_kueue::metrics::MetricUpdate;
 
 use super::parity::{
