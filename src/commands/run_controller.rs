@@ -62,9 +62,10 @@ pub struct RunControllerArgs {
     #[arg(long, value_name = "PORT")]
     pub webhook_port: Option<u16>,
     /// Where to serve the visibility API (`visibility.kueue.x-k8s.io`, HTTPS; served when an
-    /// APIService registers it; `0`: never). Default: `:8082` (upstream's visibilityServer
-    /// port) in a pod, never elsewhere (the API server reaches it through the in-cluster
-    /// Service only).
+    /// APIService registers it; `0`: never). Default: a v1beta2 configuration's
+    /// visibilityServer (bindAddress, bindPort; port 8082 when unset), else `:8082`
+    /// (upstream's visibilityServer port) in a pod, never elsewhere (the API server reaches
+    /// it through the in-cluster Service only).
     #[arg(long, value_name = "ADDR")]
     pub visibility_bind_address: Option<String>,
     /// Directory with the visibility API's serving certificate (tls.crt, tls.key). Default:
@@ -145,10 +146,12 @@ pub fn run(global: &GlobalArgs, args: RunControllerArgs) -> CliResult {
         crate::controller::http::MetricsSecurity::check_insecure_address(metrics_addr)?;
     }
     let webhook = webhook_options(&config, args.webhook_port)?;
-    let visibility_addr = match &args.visibility_bind_address {
-        Some(a) => parse_address(a)?,
-        None if controller::own_namespace().is_some() => parse_address(":8082")?,
-        None => None,
+    let visibility_addr = match (&args.visibility_bind_address, &config.visibility_server) {
+        (Some(a), _) => parse_address(a)?,
+        // Checked when the file was read (support::visibility_server).
+        (None, Some(v)) => v.address(),
+        (None, None) if controller::own_namespace().is_some() => parse_address(":8082")?,
+        (None, None) => None,
     };
     let visibility = visibility_addr.map(|addr| controller::visibility::VisibilityOptions {
         addr,

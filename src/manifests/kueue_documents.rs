@@ -163,7 +163,10 @@ pub(super) fn read_config(
         }
         KueueVersion::V1beta2 => {
             let written: v2::config::Configuration = typed(doc, id)?;
-            let found = support::check(&convert::config::to_v1beta1(&written));
+            let mut found = support::check(&convert::config::to_v1beta1(&written));
+            if let Some(v) = &written.visibility_server {
+                found.refused.extend(support::visibility_server(v));
+            }
             (convert::config::internal_from_v1beta2(written, None), found)
         }
     };

@@ -180,12 +180,14 @@ pub fn output_list(
         let key = ObjectKey::workload(&obj.metadata);
         let done = steps.get(&key).map(Vec::as_slice).unwrap_or_default();
         obj.status = Some(workload_status(&obj, engine, report, done, now));
-        // waitForPodsReady: the job reconciler's `PodsReady` on a Job's Workload.
+        // waitForPodsReady: the job reconciler's `PodsReady` on a Job's Workload (made from
+        // the Job here, or given with it), from the status the run ends with: one that lost
+        // its admission is back to `WaitForStart`, as upstream's job reconciler writes on its
+        // next look.
         if engine.config().pods_ready.is_some()
-            && let Some(job) = e.job.as_ref().and_then(|j| {
-                inv.jobs
-                    .iter()
-                    .find(|s| ObjectKey::namespaced(&s.obj.metadata).to_string() == *j)
+            && let Some(job) = inv.jobs.iter().find(|s| match &e.job {
+                Some(j) => ObjectKey::namespaced(&s.obj.metadata).to_string() == *j,
+                None => crate::manifests::job::workload_belongs_to(&obj, &s.obj),
             })
         {
             crate::policy::pods_ready::set_for_job(

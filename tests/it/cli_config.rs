@@ -252,3 +252,59 @@ fn a_configuration_file_holds_only_a_configuration() {
             "a configuration file holds one Configuration and nothing else",
         ));
 }
+
+#[test]
+fn run_controller_refuses_a_file_with_a_field_it_cannot_honour_before_connecting() {
+    // A lock upstream's leader election cannot take (v1beta1), and a v1beta2 visibility
+    // server address upstream's validation rejects: each refuses the file, naming the field,
+    // before the (missing) cluster is looked for.
+    for (version, body, named) in [
+        (
+            "v1beta1",
+            "leaderElection: {leaderElect: true, resourceLock: configmaps}\n",
+            "(Configuration): leaderElection.resourceLock: not supported: \"configmaps\"",
+        ),
+        (
+            "v1beta2",
+            "visibilityServer: {bindAddress: localhost, bindPort: 9082}\n",
+            "(Configuration): visibilityServer.bindAddress: Invalid value: \"localhost\": must be a valid IP address",
+        ),
+    ] {
+        let (_dir, config, _) = files(&format!(
+            "apiVersion: config.kueue.x-k8s.io/{version}\nkind: Configuration\n{body}"
+        ));
+        kueue()
+            .args([
+                "run-controller",
+                "--config",
+                &config,
+                "--kubeconfig",
+                "/no/such/kubeconfig",
+            ])
+            .assert()
+            .code(1)
+            .stderr(
+                predicate::str::contains(format!("{config}: document 1 {named}"))
+                    .and(predicate::str::contains("kubeconfig").not()),
+            );
+    }
+}
+
+#[test]
+fn deprecated_pod_options_are_accepted_with_a_warning() {
+    let (_dir, config, queue) = files(
+        "apiVersion: config.kueue.x-k8s.io/v1beta1
+kind: Configuration
+integrations:
+  frameworks: [batch/job]
+  podOptions: {namespaceSelector: {matchLabels: {team: a}}}
+",
+    );
+    kueue()
+        .args(["simulate", "-f", &config, "-f", &queue])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "(Configuration): integrations.podOptions: deprecated, and dropped by upstream Kueue too",
+        ));
+}

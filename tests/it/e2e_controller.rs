@@ -418,10 +418,14 @@ async fn seed_story_with_real_jobs() {
     for (job, n) in &victims {
         assert_eq!(*n, 1, "{job} was preempted once");
         let w = workload_of(&client, "team-a", job).await.unwrap();
-        let (_, reason, message) = cond(&w, "Preempted").unwrap();
+        // Still out (True, upstream's reason) or already admitted again (False, below).
+        let (status, reason, message) = cond(&w, "Preempted").unwrap();
         assert!(
-            reason == "InCohortReclamation" || message.starts_with("Previously: "),
-            "{reason}: {message}"
+            match status.as_str() {
+                "True" => reason == "InCohortReclamation",
+                _ => reason == "QuotaReserved" && message.starts_with("Previously: "),
+            },
+            "{status} {reason}: {message}"
         );
         assert!(message.contains("due to reclamation within the cohort; preemptor path: /gpu-cluster/team-b-queue; preemptee path: /gpu-cluster/team-a-queue"), "{message}");
         let wl_name = w.metadata.name.clone().unwrap();
@@ -535,17 +539,46 @@ async fn seed_story_with_real_jobs() {
         },
     )
     .await;
+    // Re-admitted, each victim's status keeps its history as upstream writes it: Evicted
+    // and Preempted False for `QuotaReserved` with the eviction's message "Previously: ...",
+    // Requeued for the preemption, the eviction counted.
     for job in victims.keys() {
         let w = workload_of(&client, "team-a", job).await.unwrap();
         let requeued = cond(&w, "Requeued").expect("Requeued condition");
         assert_eq!(
             (requeued.0.as_str(), requeued.1.as_str()),
-            ("True", "Preempted")
+            ("True", "Preempted"),
+            "{job}"
         );
+        for type_ in ["Evicted", "Preempted"] {
+            let (status, reason, message) =
+                cond(&w, type_).unwrap_or_else(|| panic!("{job}: no {type_} condition"));
+            assert_eq!(
+                (status.as_str(), reason.as_str()),
+                ("False", "QuotaReserved"),
+                "{job}: {type_} after re-admission"
+            );
+            assert!(
+                message.starts_with("Previously: Preempted to accommodate a workload (UID: ")
+                    && message.contains("due to reclamation within the cohort; preemptor path: /gpu-cluster/team-b-queue; preemptee path: /gpu-cluster/team-a-queue"),
+                "{job}: {type_}: {message}"
+            );
+        }
+        let evictions: Vec<_> = w
+            .status
+            .as_ref()
+            .and_then(|s| s.scheduling_stats.as_ref())
+            .map(|s| {
+                s.evictions
+                    .iter()
+                    .map(|e| (e.reason.clone(), e.underlying_cause.clone(), e.count))
+                    .collect()
+            })
+            .unwrap_or_default();
         assert_eq!(
-            cond(&w, "Evicted").unwrap().0,
-            "False",
-            "re-admission clears Evicted"
+            evictions,
+            [("Preempted".to_string(), String::new(), 1)],
+            "{job}"
         );
     }
 

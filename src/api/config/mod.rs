@@ -128,6 +128,12 @@ pub struct Configuration {
     /// Automatic deletion of finished or deactivated Workloads (kept as written).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub object_retention_policies: Option<Value>,
+
+    /// A v1beta2 file's `visibilityServer` as written (v1beta1 has no such field, so a v1beta1
+    /// file never sets it): where `run-controller` serves the visibility API when
+    /// `--visibility-bind-address` is not given.
+    #[serde(skip)]
+    pub visibility_server: Option<crate::api::v1beta2::config::VisibilityServer>,
 }
 
 impl Configuration {

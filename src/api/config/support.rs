@@ -4,7 +4,8 @@
 //! upstream's own machinery (TLS options, pprof, controller-runtime tuning) or that upstream
 //! itself drops is accepted with a warning naming it.
 //!
-//! Acted on (no finding): `namespace`, `leaderElection`, `metrics.bindAddress`,
+//! Acted on (no finding): `namespace`, `leaderElection` (its `resourceLock` must be `leases`,
+//! the only lock upstream's leader election can take), `metrics.bindAddress`,
 //! `metrics.enableClusterQueueResources`, `metrics.localQueueMetrics`, `health`,
 //! `clientConnection`,
 //! `manageJobsWithoutQueueName`, `managedJobsNamespaceSelector`, `fairSharing`,
@@ -12,7 +13,9 @@
 //! `integrations.frameworks` with `batch/job`, `waitForPodsReady`, the `ConcurrentAdmission`,
 //! `DisableWaitForPodsReady`, `LocalQueueMetrics`, `MetricsForCohorts` and
 //! `MetricForWorkloadCreationLatency` feature gates, `webhook` and `internalCertManagement` (the
-//! conversion webhook `run-controller` serves).
+//! conversion webhook `run-controller` serves), v1beta2's `visibilityServer` (where
+//! `run-controller` serves the visibility API; its values are checked as upstream does,
+//! [`visibility_server`]).
 //!
 //! Values upstream's validation rejects refuse the file too ([`invalid_values`]), naming the
 //! field as upstream does.
@@ -21,6 +24,7 @@
 //! checked on its conversion without v1beta2's defaults), findings out.
 
 use super::Configuration;
+use crate::api::v1beta2::config::VisibilityServer;
 
 /// One field and what we do not do with it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,6 +74,7 @@ pub fn check(c: &Configuration) -> Support {
     let mut s = Support::default();
     s.refused.extend(invalid_values(c));
     features_we_lack(c, &mut s);
+    leader_election(c, &mut s);
     integrations(c, &mut s);
     upstream_machinery(c, &mut s);
     s
@@ -109,6 +114,54 @@ pub fn zero_pods_ready_timeout(c: &Configuration) -> Option<Finding> {
         field: "waitForPodsReady.timeout".to_string(),
         message: "Required value: must be specified".to_string(),
     })
+}
+
+/// The values of a v1beta2 file's `visibilityServer` upstream's validation rejects: an address
+/// that is not an IP, a port outside 1-65535. (v1beta1 has no such field.)
+pub fn visibility_server(v: &VisibilityServer) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if let Some(a) = &v.bind_address
+        && a.parse::<std::net::IpAddr>().is_err()
+    {
+        out.push(Finding {
+            field: "visibilityServer.bindAddress".to_string(),
+            message: format!("Invalid value: {a:?}: must be a valid IP address"),
+        });
+    }
+    if let Some(p) = v.bind_port.filter(|p| !(1..=65535).contains(p)) {
+        out.push(Finding {
+            field: "visibilityServer.bindPort".to_string(),
+            message: format!("Invalid value: {p}: must be a valid port number (1-65535)"),
+        });
+    }
+    out
+}
+
+/// The lock upstream's leader election takes: client-go knows `leases` only and fails to
+/// start with any other (`Invalid lock-type`). With `leaderElect: false` no lock is taken,
+/// upstream's or ours, and the field does nothing.
+fn leader_election(c: &Configuration, s: &mut Support) {
+    let Some(le) = &c.leader_election else { return };
+    let Some(lock) = le.resource_lock.as_deref().filter(|l| !l.is_empty()) else {
+        return;
+    };
+    if lock == super::DEFAULT_LEADER_ELECTION_RESOURCE_LOCK {
+        return;
+    }
+    if le.leader_elect == Some(false) {
+        s.warn(
+            "leaderElection.resourceLock",
+            format!("{lock:?} is not used: leaderElection.leaderElect is false"),
+        );
+    } else {
+        s.refuse(
+            "leaderElection.resourceLock",
+            format!(
+                "not supported: {lock:?}; the only lock upstream Kueue and kubectl-kueue take is \"{}\" (a Lease)",
+                super::DEFAULT_LEADER_ELECTION_RESOURCE_LOCK
+            ),
+        );
+    }
 }
 
 /// Features that change what is admitted or evicted: on, they refuse the file.
@@ -196,6 +249,12 @@ fn integrations(c: &Configuration, s: &mut Support) {
             "not supported: kubectl-kueue manages batch/v1 Jobs only",
         );
     }
+    if i.pod_options.is_some() {
+        s.warn(
+            "integrations.podOptions",
+            "deprecated, and dropped by upstream Kueue too (it configured the pod integration, which kubectl-kueue does not integrate)",
+        );
+    }
     if !i.label_keys_to_copy.is_empty() {
         s.refuse(
             "integrations.labelKeysToCopy",
@@ -254,7 +313,7 @@ mod tests {
     #[test]
     fn what_we_act_on_gives_no_finding() {
         let c = config(
-            "apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\nnamespace: kueue-system\nleaderElection: {leaderElect: true}\nmetrics: {bindAddress: ':8443', enableClusterQueueResources: true, localQueueMetrics: {enable: true, localQueueSelector: {matchLabels: {team: a}}}}\nhealth: {healthProbeBindAddress: ':8081'}\nclientConnection: {qps: 50, burst: 100}\nmanageJobsWithoutQueueName: true\nfairSharing: {enable: true}\nresources: {excludeResourcePrefixes: [example.com/]}\nintegrations: {frameworks: [batch/job]}\nwaitForPodsReady: {enable: true, timeout: 5m, blockAdmission: true, recoveryTimeout: 1m, requeuingStrategy: {timestamp: Creation, backoffLimitCount: 3, backoffBaseSeconds: 10, backoffMaxSeconds: 300}}\nfeatureGates: {ConcurrentAdmission: false, LocalQueueMetrics: true, MetricsForCohorts: false, MetricForWorkloadCreationLatency: false}\n",
+            "apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\nnamespace: kueue-system\nleaderElection: {leaderElect: true, resourceLock: leases}\nmetrics: {bindAddress: ':8443', enableClusterQueueResources: true, localQueueMetrics: {enable: true, localQueueSelector: {matchLabels: {team: a}}}}\nhealth: {healthProbeBindAddress: ':8081'}\nclientConnection: {qps: 50, burst: 100}\nmanageJobsWithoutQueueName: true\nfairSharing: {enable: true}\nresources: {excludeResourcePrefixes: [example.com/]}\nintegrations: {frameworks: [batch/job]}\nwaitForPodsReady: {enable: true, timeout: 5m, blockAdmission: true, recoveryTimeout: 1m, requeuingStrategy: {timestamp: Creation, backoffLimitCount: 3, backoffBaseSeconds: 10, backoffMaxSeconds: 300}}\nfeatureGates: {ConcurrentAdmission: false, LocalQueueMetrics: true, MetricsForCohorts: false, MetricForWorkloadCreationLatency: false}\n",
         );
         assert_eq!(check(&c), Support::default());
     }
@@ -352,6 +411,92 @@ mod tests {
         assert_eq!(
             zero_pods_ready_timeout(&config("waitForPodsReady: {enable: true}\n")),
             None
+        );
+    }
+
+    #[test]
+    fn a_lock_other_than_leases_refuses_the_file_naming_the_field() {
+        let c = config("leaderElection: {leaderElect: true, resourceLock: configmaps}\n");
+        let s = check(&c);
+        assert_eq!(fields(&s.refused), ["leaderElection.resourceLock"]);
+        assert!(s.refused[0].message.contains("\"configmaps\""));
+        assert!(s.refused[0].message.starts_with("not supported: "));
+        // leaderElect defaults to true: the lock is taken, so refused too.
+        let c = config("leaderElection: {resourceLock: endpointsleases}\n");
+        assert_eq!(fields(&check(&c).refused), ["leaderElection.resourceLock"]);
+        // No election, no lock: named, not refused.
+        let off = check(&config(
+            "leaderElection: {leaderElect: false, resourceLock: configmaps}\n",
+        ));
+        assert!(off.refused.is_empty());
+        assert_eq!(fields(&off.warnings), ["leaderElection.resourceLock"]);
+        // Leases, or nothing written (the default): no finding.
+        for ok in [
+            "leaderElection: {resourceLock: leases}\n",
+            "leaderElection: {resourceLock: ''}\n",
+        ] {
+            assert_eq!(check(&config(ok)), Support::default(), "{ok}");
+        }
+    }
+
+    #[test]
+    fn pod_options_are_named_as_dropped() {
+        let c = config(
+            "integrations: {frameworks: [batch/job], podOptions: {namespaceSelector: {matchLabels: {a: b}}}}\n",
+        );
+        let s = check(&c);
+        assert!(s.refused.is_empty());
+        assert_eq!(fields(&s.warnings), ["integrations.podOptions"]);
+        assert!(s.warnings[0].message.contains("dropped by upstream"));
+    }
+
+    #[test]
+    fn visibility_server_values_upstream_rejects_refuse_the_file() {
+        let v = |yaml: &str| -> VisibilityServer { crate::api::from_yaml_str(yaml).unwrap() };
+        assert!(visibility_server(&v("{bindAddress: 127.0.0.1, bindPort: 9082}")).is_empty());
+        assert!(visibility_server(&v("{bindAddress: '::1'}")).is_empty());
+        let bad = visibility_server(&v("{bindAddress: localhost, bindPort: 70000}"));
+        assert_eq!(
+            fields(&bad),
+            ["visibilityServer.bindAddress", "visibilityServer.bindPort"]
+        );
+        assert_eq!(
+            bad[1].message,
+            "Invalid value: 70000: must be a valid port number (1-65535)"
+        );
+        assert_eq!(
+            fields(&visibility_server(&v("{bindPort: 0}"))),
+            ["visibilityServer.bindPort"]
+        );
+    }
+
+    #[test]
+    fn the_visibility_server_as_written_is_where_it_listens() {
+        let v2: crate::api::v1beta2::config::Configuration = crate::api::from_yaml_str(
+            "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nvisibilityServer: {bindAddress: 127.0.0.1, bindPort: 9082}\n",
+        )
+        .unwrap();
+        let internal = crate::api::convert::config::internal_from_v1beta2(v2, None);
+        let v = internal.visibility_server.as_ref().expect("kept");
+        assert_eq!(v.address(), Some("127.0.0.1:9082".parse().unwrap()));
+        // Defaulting again (as run-controller does) keeps it.
+        assert_eq!(internal.clone().with_defaults(None), internal);
+        // Only the port: all interfaces. Nothing written: not set (run-controller's own
+        // default applies), although v1beta2's defaults give bindPort 8082.
+        let port_only = VisibilityServer {
+            bind_address: None,
+            bind_port: None,
+        };
+        assert_eq!(port_only.address(), Some("0.0.0.0:8082".parse().unwrap()));
+        let none = crate::api::convert::config::internal_from_v1beta2(
+            crate::api::v1beta2::config::Configuration::default(),
+            None,
+        );
+        assert_eq!(none.visibility_server, None);
+        // A v1beta1 file cannot carry it.
+        assert!(
+            crate::api::from_yaml_str::<Configuration>("visibilityServer: {bindPort: 1}\n")
+                .is_err()
         );
     }
 

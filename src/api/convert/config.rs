@@ -140,20 +140,24 @@ pub fn to_v1beta1(c: &v2::Configuration) -> v1::Configuration {
         resources,
         feature_gates: c.feature_gates.clone(),
         object_retention_policies: c.object_retention_policies.clone(),
+        visibility_server: None,
     }
 }
 
 /// The internal Configuration a v1beta2 file stands for: v1beta2's defaults applied (as
 /// upstream's decoder does for the file's version), then converted. Unlike a v1beta1 client's
 /// view, the parts the internal type can hold anyway are kept: `resources.quotaCheckStrategy`
-/// (which the scheduler honours) and the custom metric labels and DRA mappings, which are kept
-/// as written in both versions.
+/// (which the scheduler honours), the custom metric labels and DRA mappings, which are kept
+/// as written in both versions, and `visibilityServer` as written, before its defaults (where
+/// `run-controller` serves the visibility API).
 pub fn internal_from_v1beta2(
     c: v2::Configuration,
     operator_namespace: Option<&str>,
 ) -> v1::Configuration {
+    let visibility_server = c.visibility_server.clone();
     let defaulted = c.with_defaults(operator_namespace);
     let mut internal = to_v1beta1(&defaulted);
+    internal.visibility_server = visibility_server;
     if let (Some(out), Some(given)) = (&mut internal.resources, &defaulted.resources) {
         out.quota_check_strategy = given.quota_check_strategy.clone();
         out.device_class_mappings = given.device_class_mappings.clone();

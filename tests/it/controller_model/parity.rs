@@ -5,12 +5,14 @@
 //!
 //! Each story here is one upstream's workload controller and scheduler handle in a sequence
 //! of writes: a workload preempted and admitted again within one run, a queue resumed after
-//! `HoldAndDrain` (from the drained state alone), a queue still draining, a Job whose
-//! priority comes from its pod template's PriorityClass.
+//! `HoldAndDrain` (from the drained state alone), a queue still draining, a ClusterQueue
+//! being deleted (held by its finalizer), a Job whose priority comes from its pod template's
+//! PriorityClass, the maximum execution time across re-admissions.
 
 use std::collections::BTreeMap;
 
-use kubectl_kueue::api::WorkloadStatus;
+use k8s_openapi::api::batch::v1::Job;
+use kubectl_kueue::api::{Workload, WorkloadStatus};
 use kubectl_kueue::manifests::documents::parse_documents;
 use kubectl_kueue::manifests::{ConvertOptions, Inventory};
 use kubectl_kueue::simulate::Simulation;
@@ -181,6 +183,44 @@ pub(super) fn controlled(text: &str) -> (BTreeMap<String, Shape>, i64) {
         })
         .collect();
     (shapes, now)
+}
+
+pub(super) fn as_document<T: serde::Serialize>(obj: &T, api_version: &str, kind: &str) -> String {
+    let mut v = serde_json::to_value(obj).unwrap();
+    v["apiVersion"] = api_version.into();
+    v["kind"] = kind.into();
+    format!("---\n{}", serde_yaml::to_string(&v).unwrap())
+}
+
+/// The world's Jobs (`changed` in place of its namesake) and Workloads as files, after the
+/// queue objects of `base`.
+pub(super) fn files_of(world: &World, base: &str, changed: Option<&Job>) -> String {
+    let mut text = base.to_string();
+    for w in world.cache.workloads.values() {
+        text.push_str(&as_document(&**w, "kueue.x-k8s.io/v1beta1", "Workload"));
+    }
+    for j in world.cache.jobs.values() {
+        let j = changed
+            .filter(|c| c.metadata.name == j.metadata.name)
+            .unwrap_or(j);
+        text.push_str(&as_document(j, "batch/v1", "Job"));
+    }
+    text
+}
+
+/// Every Workload's status shape in the controller's world as it stands.
+pub(super) fn shapes(world: &World) -> BTreeMap<String, Shape> {
+    world
+        .cache
+        .workloads
+        .values()
+        .map(|w: &std::sync::Arc<Workload>| {
+            (
+                w.metadata.name.clone().unwrap(),
+                shape(w.status.as_ref().unwrap()),
+            )
+        })
+        .collect()
 }
 
 /// Runs the story both ways and returns the (agreed) shapes.
@@ -695,4 +735,128 @@ fn a_job_with_min_parallelism_is_admitted_with_the_pods_that_fit() {
         item["status"]["admission"]["podSetAssignments"][0]["count"],
         2
     );
+}
+
+#[test]
+fn a_terminating_cluster_queue_admits_nothing_new_and_keeps_what_it_admitted() {
+    // Deleted while `running` holds quota in it: its finalizer keeps it, inactive.
+    let terminating = cluster_queue("a", &[("f1", 8)], "").replace(
+        "metadata: {name: a}\n",
+        "metadata: {name: a, deletionTimestamp: '2026-01-01T00:00:00Z', finalizers: [kueue.x-k8s.io/resource-in-use]}\n",
+    );
+    let story = [
+        terminating,
+        local_queue("ns-a", "a", ""),
+        workload("ns-a", "running", 4, &admitted_on("a", "f1", 4)),
+        workload("ns-a", "waiting", 4, ""),
+    ]
+    .concat();
+    let ends = both_ways(&story);
+    // Nothing new: the quota is free (8 cpu, 4 used) but the queue is inactive, and the
+    // Workload says so as upstream's scheduler does (`Suspended`, its granular reason).
+    let waiting = &ends["waiting"];
+    assert!(waiting.0.is_none(), "not admitted: {waiting:#?}");
+    assert_eq!(
+        condition(waiting, "QuotaReserved"),
+        ("False", "Suspended", "ClusterQueue a is inactive")
+    );
+    assert_eq!(condition(waiting, "Admitted").0, "False");
+    // What it admitted runs on: admission, conditions and counts as they were.
+    let running = &ends["running"];
+    let admission = running.0.as_ref().expect("keeps its admission");
+    assert_eq!(
+        (admission.0.as_str(), admission.1[0]["cpu"].as_str()),
+        ("a", "f1")
+    );
+    assert_eq!(
+        condition(running, "Admitted"),
+        ("True", "Admitted", "The workload is admitted")
+    );
+    assert_eq!(condition(running, "QuotaReserved").0, "True");
+    assert!(
+        !running
+            .1
+            .iter()
+            .any(|c| c.0 == "Evicted" || c.0 == "Preempted"),
+        "not evicted: {running:#?}"
+    );
+    assert!(running.2.is_empty());
+}
+
+#[test]
+fn the_maximum_execution_time_counts_across_a_preemption_and_readmission() {
+    // `victim` (90 minutes allowed) ran an hour on b's f1 when b's own workload reclaims it;
+    // it is admitted again at once on a's f2, with the hour counted. Half an hour later its
+    // 90 minutes are used up: deactivated. Each step is compared with `simulate` on the
+    // objects the controller left, at the same time.
+    let victim = workload("ns-a", "victim", 4, &admitted_on("a", "f1", 4)).replace(
+        "  queueName: lq\n",
+        "  queueName: lq\n  maximumExecutionTimeSeconds: 5400\n",
+    );
+    let base = [
+        FLAVORS.to_string(),
+        cluster_queue("a", &[("f1", 0), ("f2", 4)], ""),
+        cluster_queue(
+            "b",
+            &[("f1", 4)],
+            "\n  preemption: {reclaimWithinCohort: Any}",
+        ),
+        local_queue("ns-a", "a", ""),
+        local_queue("ns-b", "b", ""),
+    ]
+    .concat();
+    let text = [base.clone(), victim, workload("ns-b", "reclaimer", 4, "")].concat();
+    // Step 1: preempted and admitted again, both ways.
+    let mut world = world_of(&text);
+    let actions = world.start();
+    world.settle(actions);
+    let live = shapes(&world);
+    assert_eq!(simulated(&text, world.now.wall), live, "step 1 differs");
+    let v = &live["victim"];
+    assert_eq!(v.0.as_ref().expect("admitted again").1[0]["cpu"], "f2");
+    assert_eq!(condition(v, "Admitted").0, "True");
+    assert_eq!(condition(v, "Evicted").1, "QuotaReserved");
+    assert_eq!(v.3, Some(3600), "the first admission's hour is counted");
+    // Step 2: one second short of the limit (3600 + 1799 s), nothing.
+    let step = |world: &mut World, seconds: u64| {
+        let before = files_of(world, &base, None);
+        world.advance(std::time::Duration::from_secs(seconds));
+        let actions = world.tick();
+        world.settle(actions);
+        let live = shapes(world);
+        assert_eq!(
+            simulated(&before, world.now.wall),
+            live,
+            "after {seconds} s: simulate and the controller disagree"
+        );
+        live
+    };
+    let live = step(&mut world, 1799);
+    let v = &live["victim"];
+    assert!(v.0.is_some(), "within its limit: {v:#?}");
+    assert!(!v.1.iter().any(|c| c.0 == "DeactivationTarget"));
+    // Step 3: the limit is reached.
+    let live = step(&mut world, 1);
+    let v = &live["victim"];
+    assert!(v.0.is_none(), "released: {v:#?}");
+    assert_eq!(
+        condition(v, "Evicted"),
+        (
+            "True",
+            "DeactivatedDueToMaximumExecutionTimeExceeded",
+            "The workload is deactivated due to exceeding the maximum execution time"
+        )
+    );
+    assert_eq!(condition(v, "Requeued").0, "False");
+    assert_eq!(
+        v.2,
+        vec![
+            ("Preempted".to_string(), 1),
+            ("Deactivated/MaximumExecutionTimeExceeded".to_string(), 1),
+        ]
+    );
+    // The mark cleared the hour; the half hour of the second admission is counted when it
+    // ends (upstream's SyncAdmittedCondition).
+    assert_eq!(v.3, Some(1800));
+    assert!(!world.workload("ns-a", "victim").spec.active);
 }

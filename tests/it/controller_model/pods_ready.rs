@@ -2,19 +2,18 @@
 //! model with a pretend API server must write the same Workloads (admission, conditions
 //! with reasons and messages, eviction counts, `requeueState`): `blockAdmission` holding the
 //! next admission, the `PodsReadyTimeout` eviction with its backoff, the deactivation past
-//! `backoffLimitCount`, the requeue once the backoff is over, and `PodsReady` from a Job's
-//! status, step by step; and the metric updates on the way (time to ready, pods ready until
+//! `backoffLimitCount`, the requeue once the backoff is over, `PodsReady` from a Job's
+//! status, step by step, and `recoveryTimeout` once a ready Job loses a pod; and the metric updates on the way (time to ready, pods ready until
 //! evicted, eviction until release, Workload creation latency).
 
 use std::time::Duration;
 
 use k8s_openapi::api::batch::v1::Job;
-use kubectl_kueue::api::Workload;
 use kubectl_kueue::metrics::MetricUpdate;
 
 use super::parity::{
-    ADMITTED_AT, FLAVORS, Shape, admitted_on, both_ways, cluster_queue, condition, job,
-    local_queue, shape, simulated, workload, world_of,
+    ADMITTED_AT, FLAVORS, Shape, admitted_on, both_ways, cluster_queue, condition, files_of, job,
+    local_queue, shapes, simulated, workload, world_of,
 };
 use super::world::World;
 
@@ -169,43 +168,6 @@ fn once_the_backoff_is_over_the_workload_queues_again() {
         )
     );
     assert_eq!(back.4, Some((Some(1), None)), "the count stays");
-}
-
-fn as_document<T: serde::Serialize>(obj: &T, api_version: &str, kind: &str) -> String {
-    let mut v = serde_json::to_value(obj).unwrap();
-    v["apiVersion"] = api_version.into();
-    v["kind"] = kind.into();
-    format!("---\n{}", serde_yaml::to_string(&v).unwrap())
-}
-
-/// The world's Jobs (`changed` in place of its namesake) and Workloads as files, after the
-/// queue objects of `base`.
-fn files_of(world: &World, base: &str, changed: Option<&Job>) -> String {
-    let mut text = base.to_string();
-    for w in world.cache.workloads.values() {
-        text.push_str(&as_document(&**w, "kueue.x-k8s.io/v1beta1", "Workload"));
-    }
-    for j in world.cache.jobs.values() {
-        let j = changed
-            .filter(|c| c.metadata.name == j.metadata.name)
-            .unwrap_or(j);
-        text.push_str(&as_document(j, "batch/v1", "Job"));
-    }
-    text
-}
-
-fn shapes(world: &World) -> std::collections::BTreeMap<String, Shape> {
-    world
-        .cache
-        .workloads
-        .values()
-        .map(|w: &std::sync::Arc<Workload>| {
-            (
-                w.metadata.name.clone().unwrap(),
-                shape(w.status.as_ref().unwrap()),
-            )
-        })
-        .collect()
 }
 
 fn workload_of<'a>(s: &'a std::collections::BTreeMap<String, Shape>, job: &str) -> &'a Shape {
@@ -494,4 +456,116 @@ fn requeuing_timestamp_decides_where_a_timed_out_workload_queues() {
     let by_creation = both_ways(&story("Creation"));
     assert!(by_creation["old"].0.is_some(), "{by_creation:#?}");
     assert!(by_creation["young"].0.is_none());
+}
+
+#[test]
+fn a_workload_that_loses_readiness_is_evicted_after_the_recovery_timeout() {
+    // Ready a minute after it started, then a pod fails: `recoveryTimeout` (3 minutes, not
+    // the 10 of `timeout`) counts from the moment `PodsReady` turned False. Each step is
+    // compared with `simulate` on the objects the controller left, at the same time.
+    let base = [
+        FLAVORS.to_string(),
+        config(false).replace(
+            "  timeout: 10m\n",
+            "  timeout: 10m\n  recoveryTimeout: 3m\n",
+        ),
+        cluster_queue("a", &[("f1", 4)], ""),
+        local_queue("ns-a", "a", ""),
+    ]
+    .concat();
+    let mut world = world_of(&format!("{base}{}", job("ns-a", "one", 2, "")));
+    let actions = world.start();
+    world.settle(actions);
+    // A change to the Job `seconds` later, both ways.
+    let job_step = |world: &mut World, seconds: u64, ready: i32| {
+        world.advance(Duration::from_secs(seconds));
+        let mut j: Job = (*world.job("ns-a", "one")).clone();
+        j.status.get_or_insert_with(Default::default).ready = Some(ready);
+        let before = files_of(world, &base, Some(&j));
+        let actions = world.put_job(j);
+        world.settle(actions);
+        let live = shapes(world);
+        assert_eq!(
+            simulated(&before, world.now.wall),
+            live,
+            "ready {ready}: simulate and the controller disagree"
+        );
+        live
+    };
+    // Only time passing, both ways.
+    let time_step = |world: &mut World, seconds: u64| {
+        let before = files_of(world, &base, None);
+        world.advance(Duration::from_secs(seconds));
+        let actions = world.tick();
+        world.settle(actions);
+        let live = shapes(world);
+        assert_eq!(
+            simulated(&before, world.now.wall),
+            live,
+            "after {seconds} s: simulate and the controller disagree"
+        );
+        live
+    };
+    let live = job_step(&mut world, 60, 1);
+    assert_eq!(
+        condition(workload_of(&live, "one"), "PodsReady").1,
+        "Started"
+    );
+    let live = job_step(&mut world, 60, 0);
+    let one = workload_of(&live, "one");
+    assert_eq!(
+        condition(one, "PodsReady"),
+        (
+            "False",
+            "WaitForRecovery",
+            "At least one pod has failed, waiting for recovery"
+        )
+    );
+    // 2 minutes after it was admitted, the 10-minute `timeout` is not what counts now:
+    // one second short of the recovery timeout, still admitted.
+    let live = time_step(&mut world, 179);
+    let one = workload_of(&live, "one");
+    assert!(one.0.is_some(), "one second left: {one:#?}");
+    assert!(!one.1.iter().any(|c| c.0 == "Evicted"));
+    let live = time_step(&mut world, 1);
+    let (name, one) = live
+        .iter()
+        .find(|(n, _)| n.starts_with("job-one-"))
+        .unwrap();
+    assert!(one.0.is_none(), "released: {one:#?}");
+    let message = format!("Exceeded the PodsReady timeout ns-a/{name}");
+    assert_eq!(
+        condition(one, "Evicted"),
+        ("True", "PodsReadyTimeout", message.as_str())
+    );
+    assert_eq!(
+        condition(one, "Requeued"),
+        ("False", "PodsReadyTimeout", message.as_str())
+    );
+    assert_eq!(
+        one.2,
+        vec![("PodsReadyTimeout/WaitForRecovery".to_string(), 1)]
+    );
+    // No longer admitted: the job reconciler starts over (simulate did not, before).
+    assert_eq!(
+        condition(one, "PodsReady"),
+        (
+            "False",
+            "WaitForStart",
+            "Not all pods are ready or succeeded"
+        )
+    );
+    // One requeue counted, 60 s from now (the world's clock began at 2026-01-01T00:00:00Z).
+    assert_eq!(
+        one.4,
+        Some((Some(1), Some("2026-01-01T00:06:00Z".to_string())))
+    );
+    assert_eq!(
+        world
+            .events_of(name)
+            .iter()
+            .find(|e| e.0.starts_with("Evicted"))
+            .map(|e| e.0.as_str()),
+        Some("EvictedDueToPodsReadyTimeout")
+    );
 }

@@ -213,3 +213,20 @@ pub struct VisibilityServer {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bind_port: Option<i32>,
 }
+
+impl VisibilityServer {
+    /// Where the server listens, as upstream binds it: `bindAddress` (all interfaces when
+    /// unset) and `bindPort` (8082 when unset). `None` for values upstream's validation
+    /// refuses (see [`crate::api::config::support::visibility_server`]).
+    pub fn address(&self) -> Option<std::net::SocketAddr> {
+        let ip = match self.bind_address.as_deref() {
+            Some(a) => a.parse().ok()?,
+            None => std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED),
+        };
+        let port = self
+            .bind_port
+            .unwrap_or(defaults::DEFAULT_VISIBILITY_BIND_PORT);
+        let port = u16::try_from(port).ok().filter(|p| *p != 0)?;
+        Some(std::net::SocketAddr::new(ip, port))
+    }
+}
