@@ -31,11 +31,12 @@ pub struct WlBook {
     pub overlay: Option<Arc<Workload>>,
     /// A write on this Workload is in flight.
     pub busy: bool,
-    /// The status to write next (supersedes earlier plans, keeping their effects).
-    pub plan: Option<StatusWrite>,
+    /// The status to write next (supersedes earlier plans, keeping their effects). Boxed,
+    /// like `sending`: a book lives as long as its Workload, a write only briefly.
+    pub plan: Option<Box<StatusWrite>>,
     /// The status write in flight: what later plans build on until it lands, and what
     /// follows when it succeeds.
-    pub sending: Option<StatusWrite>,
+    pub sending: Option<Box<StatusWrite>>,
     /// Do not retry before this (after a failed write).
     pub retry_at: Option<Instant>,
     /// Failed writes in a row.
@@ -218,5 +219,18 @@ impl Ctx<'_> {
 
     pub(super) fn job_book(&mut self, key: &ObjectKey) -> &mut JobBook {
         self.m.jobs.entry(key.clone()).or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every Workload the watch has shown keeps a book while it exists, finished ones too
+    /// (15,000 in the performance baseline): the parts a write needs only briefly are boxed.
+    #[test]
+    fn a_book_stays_small() {
+        let size = std::mem::size_of::<WlBook>();
+        assert!(size <= 192, "WlBook is {size} bytes");
     }
 }

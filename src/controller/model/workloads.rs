@@ -52,7 +52,7 @@ impl Ctx<'_> {
         book.held_message = None;
         match &mut book.plan {
             Some(old) => old.supersede(write),
-            None => book.plan = Some(write),
+            None => book.plan = Some(Box::new(write)),
         }
         self.m.planned.insert(key.clone());
     }
@@ -122,7 +122,11 @@ impl Ctx<'_> {
         let book = self.book(&key);
         book.busy = true;
         book.sending = Some(write.clone());
-        self.act(Action::WriteWorkloadStatus { key, object, write });
+        self.act(Action::WriteWorkloadStatus {
+            key,
+            object,
+            write: *write,
+        });
     }
 
     pub(super) fn on_workload_written(&mut self, key: WorkloadKey, result: WriteResult<Workload>) {
