@@ -39,7 +39,7 @@
 //!   the running pods are the cause and the amounts are free capacity (`runningPods` > 0,
 //!   "fragmented" when the free capacity together would hold one pod but no single node
 //!   does); otherwise the pods do not fit even empty nodes and the amounts are allocatable,
-//!   as before any pod is read. Quota against nodes stays on allocatable: quota is a promise
+//!   as on empty nodes. Quota against nodes stays on allocatable: quota is a promise
 //!   over the whole cluster, not over what is free now.
 //! - "Free quota split across nodes" is judged per workload, not per ClusterQueue: free quota
 //!   larger than any one node is normal on a multi-node cluster and only matters for a pod
