@@ -87,7 +87,7 @@ fn export(global: &GlobalArgs, args: ExportArgs) -> CliResult {
     let now = super::common::now_millis();
     let (inventory, namespace) = super::common::block_on(async {
         let conn = super::common::connect(global).await?;
-        let inv = conn.read_inventory().await?;
+        let inv = conn.read_inventory_without_pods().await?;
         anyhow::Ok((inv, conn.namespace.clone()))
     })?;
     let converted = convert(

@@ -1,6 +1,9 @@
-//! Reads the cluster's Kueue objects, queue-labelled Jobs, Namespaces and Nodes into an
-//! [`Inventory`], the same picture `simulate` builds from files, and the [`Snapshot`] the
-//! commands show; and a stream that ticks whenever one of the kinds `status -w` shows changes.
+//! Reads the cluster's Kueue objects, queue-labelled Jobs, Namespaces, Nodes and the Pods
+//! running on them into an [`Inventory`], the same picture `simulate` builds from files, and
+//! the [`Snapshot`] the commands show; and a stream that ticks whenever one of the kinds
+//! `status -w` shows changes. The Pods are read only when there are Nodes (the capacity check
+//! needs both), in every namespace, bound and not finished (a field selector); a user who may
+//! not list them gets the check on the nodes taken as empty and a warning, never a failure.
 //! The Kueue kinds are read in v1beta2 when the cluster serves it (converted to the internal
 //! form), else in v1beta1 ([`super::versions`]).
 
@@ -8,7 +11,7 @@ use anyhow::Context;
 use futures::StreamExt;
 use futures::stream::BoxStream;
 use k8s_openapi::api::batch::v1::Job;
-use k8s_openapi::api::core::v1::{Namespace, Node};
+use k8s_openapi::api::core::v1::{Namespace, Node, Pod};
 use k8s_openapi::api::scheduling::v1::PriorityClass;
 use kube::api::{Api, ListParams};
 use kube::runtime::watcher;
@@ -89,12 +92,43 @@ where
     Ok(out)
 }
 
-/// Lists everything scheduling depends on. `Cohort` objects are optional (clusters running
-/// an older Kueue may not have the CRD).
+/// The Pods bound to a node and not finished, into `inv.pods`; when there are Nodes only
+/// (without them nothing checks capacity). A list that fails (`list pods` forbidden) leaves
+/// them unread, with a warning.
+async fn read_running_pods(client: &Client, order: &mut usize, inv: &mut Inventory) {
+    if inv.nodes.is_empty() {
+        return;
+    }
+    let bound = ListParams::default()
+        .fields("spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed");
+    match list::<Pod>(client, order, &bound).await {
+        Ok(pods) => inv.pods = pods,
+        Err(e) => {
+            let why = format!("{e:#}");
+            inv.warnings.push(format!(
+                "Pod objects not read ({why}): the capacity check takes the nodes as empty"
+            ));
+            inv.pods_unread = Some(why);
+        }
+    }
+}
+
+/// Lists everything scheduling depends on, and the Pods running on the Nodes. `Cohort`
+/// objects are optional (clusters running an older Kueue may not have the CRD).
 pub async fn read_inventory(client: &Client) -> anyhow::Result<Inventory> {
+    read(client, true).await
+}
+
+/// [`read_inventory`] without the Pods (what needs no capacity check: the visibility API,
+/// `history export`).
+pub async fn read_inventory_without_pods(client: &Client) -> anyhow::Result<Inventory> {
+    read(client, false).await
+}
+
+async fn read(client: &Client, pods: bool) -> anyhow::Result<Inventory> {
     let served = super::versions::served(client).await?;
     match super::versions::preferred(&served) {
-        Some(KueueVersion::V1beta2) => return read_inventory_v1beta2(client).await,
+        Some(KueueVersion::V1beta2) => return read_inventory_v1beta2(client, pods).await,
         Some(KueueVersion::V1beta1) => {}
         None => anyhow::bail!(
             "the cluster does not serve kueue.x-k8s.io (install Kueue's CRDs: kubectl kueue install, or upstream Kueue)"
@@ -131,13 +165,16 @@ pub async fn read_inventory(client: &Client) -> anyhow::Result<Inventory> {
     };
     let labelled = ListParams::default().labels(crate::api::QUEUE_NAME_LABEL);
     inv.jobs = list::<Job>(client, &mut order, &labelled).await?;
+    if pods {
+        read_running_pods(client, &mut order, &mut inv).await;
+    }
     Ok(inv)
 }
 
 /// [`read_inventory`] from a cluster that serves v1beta2: the Kueue kinds read in v1beta2
 /// and converted to the internal form (upstream's conversion, what a v1beta1 read through
 /// the conversion webhook gives).
-async fn read_inventory_v1beta2(client: &Client) -> anyhow::Result<Inventory> {
+async fn read_inventory_v1beta2(client: &Client, pods: bool) -> anyhow::Result<Inventory> {
     use crate::api::convert;
     use crate::api::v1beta2 as v2;
     let mut order = 0;
@@ -179,6 +216,9 @@ async fn read_inventory_v1beta2(client: &Client) -> anyhow::Result<Inventory> {
     };
     let labelled = ListParams::default().labels(crate::api::QUEUE_NAME_LABEL);
     inv.jobs = list::<Job>(client, &mut order, &labelled).await?;
+    if pods {
+        read_running_pods(client, &mut order, &mut inv).await;
+    }
     Ok(inv)
 }
 
@@ -188,9 +228,21 @@ impl Connection {
         read_inventory(&self.client).await
     }
 
+    /// [`read_inventory_without_pods`].
+    pub async fn read_inventory_without_pods(&self) -> anyhow::Result<Inventory> {
+        read_inventory_without_pods(&self.client).await
+    }
+
     /// The cluster read now, with the engine built on it.
     pub async fn snapshot(&self) -> anyhow::Result<Snapshot> {
         let inventory = self.read_inventory().await?;
+        let now = k8s_openapi::jiff::Timestamp::now().as_millisecond();
+        Ok(Snapshot::from_inventory(inventory, now)?)
+    }
+
+    /// [`Connection::snapshot`] without the Pods (no capacity check needs it).
+    pub async fn snapshot_without_pods(&self) -> anyhow::Result<Snapshot> {
+        let inventory = self.read_inventory_without_pods().await?;
         let now = k8s_openapi::jiff::Timestamp::now().as_millisecond();
         Ok(Snapshot::from_inventory(inventory, now)?)
     }

@@ -71,6 +71,9 @@ pub struct Converted {
     pub warnings: Vec<String>,
     /// The input's Nodes, for the capacity checks (the scheduler never reads them).
     pub nodes: Vec<super::nodes::NodeInfo>,
+    /// Why the Pods on the nodes could not be read, when they could not (the nodes are then
+    /// taken as empty).
+    pub pods_unread: Option<String>,
 }
 
 pub fn millis(t: &Time) -> Millis {
@@ -667,6 +670,7 @@ pub fn convert(inv: &Inventory, opts: &ConvertOptions) -> Result<Converted, Inpu
     let mut out = Converted {
         warnings: inv.warnings.clone(),
         nodes: super::nodes::read(inv)?,
+        pods_unread: inv.pods_unread.clone(),
         ..Default::default()
     };
     out.state.config = scheduler_config(config, opts.strict_namespace_selector);
@@ -819,6 +823,21 @@ pub fn convert(inv: &Inventory, opts: &ConvertOptions) -> Result<Converted, Inpu
             .entry("kubernetes.io/metadata.name".to_string())
             .or_insert_with(|| name.clone());
     }
+    let owners = out.workloads.iter().map(|e| {
+        let m = &e.object.metadata;
+        let key = crate::scheduler::key::WorkloadKey {
+            namespace: super::key::namespace_of(m).to_string(),
+            name: name_of(m),
+        };
+        let owners = m
+            .owner_references
+            .iter()
+            .flatten()
+            .map(|o| (o.kind.clone(), o.name.clone()))
+            .collect();
+        (key, owners)
+    });
+    super::nodes::assign_workloads(&mut out.nodes, owners);
     Ok(out)
 }
 

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::batch::v1::Job;
-use k8s_openapi::api::core::v1::{LimitRange, Namespace, Node};
+use k8s_openapi::api::core::v1::{LimitRange, Namespace, Node, Pod};
 use k8s_openapi::api::node::v1::RuntimeClass;
 use k8s_openapi::api::scheduling::v1::PriorityClass;
 
@@ -38,6 +38,10 @@ pub struct Inventory {
     pub jobs: Vec<Sourced<Job>>,
     pub namespaces: Vec<Sourced<Namespace>>,
     pub nodes: Vec<Sourced<Node>>,
+    /// Pods: those bound to a Node count against its free capacity ([`super::nodes`]).
+    pub pods: Vec<Sourced<Pod>>,
+    /// Why the Pods could not be read (live: `list pods` forbidden), when they could not.
+    pub pods_unread: Option<String>,
     /// LimitRange defaults and RuntimeClass overheads count in Workload requests.
     pub limit_ranges: Vec<Sourced<LimitRange>>,
     pub runtime_classes: Vec<Sourced<RuntimeClass>>,
@@ -153,6 +157,10 @@ impl Inventory {
                     origin,
                 }),
                 ("v1", "Node") => inv.nodes.push(Sourced {
+                    obj: typed(&doc, &id)?,
+                    origin,
+                }),
+                ("v1", "Pod") => inv.pods.push(Sourced {
                     obj: typed(&doc, &id)?,
                     origin,
                 }),

@@ -1,5 +1,6 @@
 //! Node objects read into the plain data the capacity checks use ([`crate::view::capacity`],
-//! `explain`'s node check): name, labels, whether it is cordoned, and allocatable per resource.
+//! `explain`'s node check): name, labels, whether it is cordoned, allocatable per resource,
+//! and the pods running on it ([`RunningPod`]: Pods with `spec.nodeName`, not finished).
 //!
 //! Invariants:
 //! - Allocatable (else capacity, for Node manifests written by hand) is parsed exactly and
@@ -10,11 +11,21 @@
 //!   Node and the field; nothing is skipped silently.
 //! - A Node without `status.allocatable` and `status.capacity` has `allocatable: None`
 //!   (its size is unknown), never zero of everything.
+//! - A running pod is a Pod bound to the node (`spec.nodeName`) whose phase is not
+//!   `Succeeded` or `Failed`, whatever else it is (a bound pod still `Pending` holds its room,
+//!   as the scheduler counts it). Its requests are Kubernetes' effective pod requests
+//!   ([`super::requests::pod_requests`] on the spec as stored: containers summed, init
+//!   containers by their peak, sidecars alongside, pod-level requests, overhead), rounded up.
+//!   A Pod bound to a node the input does not have is not counted. The workload it belongs to
+//!   is found after conversion ([`assign_workloads`]).
 
 use std::collections::BTreeMap;
 
 use super::error::InputError;
 use super::inventory::Inventory;
+use super::key::namespace_of;
+use super::requests::{RequestContext, pod_requests};
+use crate::scheduler::key::WorkloadKey;
 use crate::scheduler::quantity::{Amount, parse_amount};
 
 /// One Node, as the capacity checks read it.
@@ -26,7 +37,29 @@ pub struct NodeInfo {
     pub unschedulable: bool,
     /// Per resource, in scheduling units rounded down; `None` when the Node has no status.
     pub allocatable: Option<BTreeMap<String, Amount>>,
+    /// The pods bound to it and not finished, in input order.
+    pub pods: Vec<RunningPod>,
 }
+
+/// A pod bound to a node, as the capacity checks read it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RunningPod {
+    /// `namespace/name`.
+    pub name: String,
+    pub namespace: String,
+    /// `(kind, name)` of its owners, and `("Pod", its own name)` (a Workload of a plain Pod
+    /// is owned by the Pod).
+    pub owners: Vec<(String, String)>,
+    /// Label `kueue.x-k8s.io/podset`, when Kueue set it.
+    pub pod_set: Option<String>,
+    /// The Workload it belongs to (one of whose owners is among its owners), when known.
+    pub workload: Option<WorkloadKey>,
+    /// Effective requests, rounded up.
+    pub requests: BTreeMap<String, Amount>,
+}
+
+/// The label Kueue puts on the pods of each pod set.
+pub const POD_SET_LABEL: &str = "kueue.x-k8s.io/podset";
 
 impl NodeInfo {
     /// A schedulable node with these labels and allocatable amounts (for tests and builders).
@@ -44,7 +77,28 @@ impl NodeInfo {
                     .map(|(r, v)| (r.to_string(), Amount::new(*v)))
                     .collect(),
             ),
+            pods: Vec::new(),
         }
+    }
+
+    /// A pod of `workload` (namespace/name) requesting `requests`, running on this node.
+    pub fn running(mut self, workload: Option<(&str, &str)>, requests: &[(&str, i64)]) -> Self {
+        let i = self.pods.len();
+        let namespace = workload.map_or("default", |w| w.0).to_string();
+        self.pods.push(RunningPod {
+            name: format!("{namespace}/{}-pod-{i}", self.name),
+            namespace,
+            workload: workload.map(|(ns, name)| WorkloadKey {
+                namespace: ns.to_string(),
+                name: name.to_string(),
+            }),
+            requests: requests
+                .iter()
+                .map(|(r, v)| (r.to_string(), Amount::new(*v)))
+                .collect(),
+            ..Default::default()
+        });
+        self
     }
 
     /// Allocatable of `resource` (zero when the node does not list it or its size is unknown).
@@ -111,9 +165,87 @@ pub fn read(inv: &Inventory) -> Result<Vec<NodeInfo>, InputError> {
                 .unwrap_or(false),
             allocatable,
             name,
+            pods: Vec::new(),
         });
     }
+    let index: BTreeMap<&str, usize> = out
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(i, n)| (n.name.as_str(), i))
+        .collect();
+    let mut placed: Vec<(usize, RunningPod)> = Vec::new();
+    // The spec as stored: the API server has applied LimitRange defaults and RuntimeClass
+    // overhead already, so no context is added.
+    let ctx = RequestContext::default();
+    for p in &inv.pods {
+        let Some(spec) = &p.obj.spec else { continue };
+        let Some(&node) = spec.node_name.as_deref().and_then(|n| index.get(n)) else {
+            continue;
+        };
+        let phase = p.obj.status.as_ref().and_then(|s| s.phase.as_deref());
+        if matches!(phase, Some("Succeeded" | "Failed")) {
+            continue;
+        }
+        let meta = &p.obj.metadata;
+        let namespace = namespace_of(meta).to_string();
+        let own = meta.name.clone().unwrap_or_default();
+        let requests = pod_requests(spec, &namespace, "spec", &ctx).map_err(|e| {
+            InputError::new(&p.origin, format!("not a quantity: {}", e.error))
+                .object(format!("Pod {namespace}/{own}"))
+                .field(e.field)
+        })?;
+        let mut owners: Vec<(String, String)> = meta
+            .owner_references
+            .iter()
+            .flatten()
+            .map(|o| (o.kind.clone(), o.name.clone()))
+            .collect();
+        owners.push(("Pod".to_string(), own.clone()));
+        placed.push((
+            node,
+            RunningPod {
+                name: format!("{namespace}/{own}"),
+                namespace,
+                owners,
+                pod_set: meta
+                    .labels
+                    .as_ref()
+                    .and_then(|l| l.get(POD_SET_LABEL))
+                    .cloned(),
+                workload: None,
+                requests: requests.per_pod,
+            },
+        ));
+    }
+    for (node, pod) in placed {
+        out[node].pods.push(pod);
+    }
     Ok(out)
+}
+
+/// Sets each running pod's Workload: the one, in the pod's namespace, owned by one of the
+/// pod's owners (a Job's Workload is owned by the Job, as the Job owns its pods). `workloads`
+/// gives each Workload's key, namespace and owners as `(kind, name)`.
+pub fn assign_workloads(
+    nodes: &mut [NodeInfo],
+    workloads: impl IntoIterator<Item = (WorkloadKey, Vec<(String, String)>)>,
+) {
+    let mut by_owner: BTreeMap<(String, String, String), WorkloadKey> = BTreeMap::new();
+    for (key, owners) in workloads {
+        for (kind, name) in owners {
+            by_owner
+                .entry((key.namespace.clone(), kind, name))
+                .or_insert_with(|| key.clone());
+        }
+    }
+    for p in nodes.iter_mut().flat_map(|n| n.pods.iter_mut()) {
+        p.workload = p.owners.iter().find_map(|(kind, name)| {
+            by_owner
+                .get(&(p.namespace.clone(), kind.clone(), name.clone()))
+                .cloned()
+        });
+    }
 }
 
 #[cfg(test)]
@@ -144,5 +276,82 @@ mod tests {
         assert!(parse_floor("nvidia.com/gpu", "-1").is_err());
         assert!(parse_floor("cpu", "-0.5m").is_err());
         assert!(parse_floor("nvidia.com/gpu", "four").is_err());
+    }
+
+    #[test]
+    fn running_pods_are_read_with_their_effective_requests_and_workload() {
+        let text = r#"
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {nvidia.com/gpu: "8", cpu: "32"}}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: big-0
+  namespace: team-a
+  ownerReferences: [{apiVersion: batch/v1, kind: Job, name: big, uid: u1}]
+spec:
+  nodeName: n1
+  overhead: {cpu: 250m}
+  initContainers:
+  - {name: init, image: x, resources: {requests: {nvidia.com/gpu: "5", cpu: "1"}}}
+  - {name: side, image: x, restartPolicy: Always, resources: {requests: {cpu: "500m"}}}
+  containers:
+  - {name: a, image: x, resources: {requests: {nvidia.com/gpu: "1", cpu: "2"}}}
+  - {name: b, image: x, resources: {limits: {nvidia.com/gpu: "2"}}}
+status: {phase: Running}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: done, namespace: team-a}
+spec: {nodeName: n1, containers: [{name: a, image: x, resources: {requests: {nvidia.com/gpu: "8"}}}]}
+status: {phase: Succeeded}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: elsewhere, namespace: team-a}
+spec: {nodeName: n9, containers: [{name: a, image: x}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: unbound, namespace: team-a}
+spec: {containers: [{name: a, image: x}]}
+"#;
+        let docs = super::super::documents::parse_documents("pods.yaml", text, &mut 0).unwrap();
+        let inv = Inventory::from_documents(docs).unwrap();
+        assert_eq!(inv.pods.len(), 4);
+        let mut nodes = read(&inv).unwrap();
+        assert_eq!(nodes[0].pods.len(), 1);
+        let p = &nodes[0].pods[0];
+        assert_eq!(p.name, "team-a/big-0");
+        // GPUs: max(1 + 2 of the containers, 5 of the init container); cpu: 2 + 0.5 (the
+        // sidecar) against the init container's 1 + 0.5, plus 0.25 overhead.
+        assert_eq!(p.requests["nvidia.com/gpu"], Amount::new(5));
+        assert_eq!(p.requests["cpu"], Amount::new(2750));
+        let key = |name: &str| WorkloadKey {
+            namespace: "team-a".into(),
+            name: name.into(),
+        };
+        assign_workloads(
+            &mut nodes,
+            [
+                (key("other"), vec![("Job".into(), "small".into())]),
+                (key("job-big-1a2b3"), vec![("Job".into(), "big".into())]),
+            ],
+        );
+        assert_eq!(nodes[0].pods[0].workload, Some(key("job-big-1a2b3")));
+
+        // A quantity that is not one names the Pod and the field.
+        let bad = text.replace(r#"cpu: "2"}"#, r#"cpu: "two"}"#);
+        let docs = super::super::documents::parse_documents("pods.yaml", &bad, &mut 0).unwrap();
+        let err = read(&Inventory::from_documents(docs).unwrap()).unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains("Pod team-a/big-0"), "{msg}");
+        assert!(
+            msg.contains("spec.containers[0].resources.requests[cpu]"),
+            "{msg}"
+        );
     }
 }

@@ -1,6 +1,8 @@
 //! The physical capacity check in words ([`crate::view::capacity`]): one line per finding
 //! (`status`, `explain`), the table of flavors against their nodes (`simulate`), and the marker
-//! in the `ESTIMATED START` cell of a workload whose pods no node can hold.
+//! in the `ESTIMATED START` cell of a workload whose pods no node can hold (`no node fits`,
+//! `too few nodes`) or no node has room for beside the running pods (`no node free`, `too few
+//! nodes free`).
 
 use std::fmt::Write;
 
@@ -8,12 +10,19 @@ use super::{Paint, finish, table};
 use crate::scheduler::quantity::format_amount;
 use crate::view::capacity::{Capacity, Finding, PodFit};
 
-/// What every capacity line rests on, said once in the title.
-const BASIS: &str = "checked on allocatable; pods already running on the nodes are not counted";
-
-/// The section title: `CAPACITY (2 nodes; checked on allocatable; ...)`.
+/// The section title, with what every capacity line rests on:
+/// `CAPACITY (2 node(s), 2 running pod(s); quota checked on allocatable, pods on what is free)`.
 pub fn title(c: &Capacity) -> String {
-    format!("CAPACITY ({} node(s); {BASIS})", c.nodes)
+    let n = c.nodes;
+    match c.running_pods {
+        None => format!(
+            "CAPACITY ({n} node(s); running pods not read: checked on allocatable, as if the nodes were empty)"
+        ),
+        Some(0) => format!("CAPACITY ({n} node(s), no running pods; checked on allocatable)"),
+        Some(p) => format!(
+            "CAPACITY ({n} node(s), {p} running pod(s); quota checked on allocatable, pods on what is free)"
+        ),
+    }
 }
 
 /// Why the pods do not fit, then what it means, without the workload's name.
@@ -23,6 +32,16 @@ pub fn pod_fit(p: &PodFit) -> String {
 
 /// What it means: `once admitted on quota, its pods would not run`.
 pub fn consequence(p: &PodFit) -> &'static str {
+    if p.running_pods > 0 {
+        return match (p.holds_quota, p.pods_that_fit == 0) {
+            (true, true) => "admitted, its pods wait for running pods to end",
+            (true, false) => "admitted, some of its pods wait for running pods to end",
+            (false, true) => "once admitted on quota, its pods would wait for running pods to end",
+            (false, false) => {
+                "once admitted on quota, some of its pods would wait for running pods to end"
+            }
+        };
+    }
     match (p.holds_quota, p.pods_that_fit == 0) {
         (true, true) => "admitted, its pods cannot run",
         (true, false) => "admitted, its pods cannot all run",
@@ -44,6 +63,31 @@ pub fn reason(p: &PodFit) -> String {
         format!(" of pod set {}", p.pod_set)
     };
     let nodes = p.matching_nodes;
+    let running = p.running_pods;
+    if nodes > 0 && running > 0 {
+        return if p.pods_that_fit == 0 {
+            let how = if p.split {
+                format!("free capacity fragmented by {running} running pod(s)")
+            } else {
+                format!("{running} running pod(s) hold the rest")
+            };
+            format!(
+                "one pod{pod_set} needs {} on {flavors} and none of the {nodes} matching node(s) has that much free: {} free on {nodes} node(s) but at most {} on one node ({how})",
+                p.per_pod.words(),
+                p.total.words(),
+                p.largest_node.words()
+            )
+        } else {
+            format!(
+                "only {} of its {} pods{pod_set} ({} each) fit at once beside the {running} running pod(s) on the {nodes} matching node(s) of {flavors} ({} free, at most {} on one node)",
+                p.pods_that_fit,
+                p.count,
+                p.per_pod.words(),
+                p.total.words(),
+                p.largest_node.words()
+            )
+        };
+    }
     if nodes == 0 {
         format!(
             "one pod{pod_set} needs {} on {flavors} and no node carries its labels",
@@ -115,10 +159,11 @@ pub fn start_cell(cell: String, fit: Option<&PodFit>) -> String {
     let Some(p) = fit else {
         return cell;
     };
-    let mark = if p.pods_that_fit == 0 {
-        "no node fits"
-    } else {
-        "too few nodes"
+    let mark = match (p.pods_that_fit == 0, p.running_pods > 0) {
+        (true, false) => "no node fits",
+        (false, false) => "too few nodes",
+        (true, true) => "no node free",
+        (false, true) => "too few nodes free",
     };
     if cell.is_empty() {
         mark.to_string()

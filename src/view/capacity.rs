@@ -22,23 +22,31 @@
 //! - Amounts are exact integers in scheduling units: allocatable rounded down, quota and
 //!   requests rounded up ([`crate::manifests::nodes`]), sums saturating; a check never says
 //!   "fits" when a node is a fraction short.
-//! - The per-workload check is on allocatable, as if the nodes were empty: which node runs
-//!   which admitted pod is not known offline (and not read live), so "no node can hold one
-//!   pod" and "only k of its n pods fit at once" are certain, while a node made full by
-//!   running pods is not seen. Only resources the ClusterQueue's quota covers are checked, on
-//!   nodes matching the flavors of those resources and the pod set's nodeSelector and
-//!   required node affinity. With several candidate flavors (a pending workload not yet
-//!   assigned), a node counts when each resource has some candidate flavor it carries: the
-//!   check errs towards "fits".
+//! - Only resources the ClusterQueue's quota covers are checked, on nodes matching the
+//!   flavors of those resources and the pod set's nodeSelector and required node affinity.
+//!   With several candidate flavors (a pending workload not yet assigned), a node counts when
+//!   each resource has some candidate flavor it carries: the check errs towards "fits".
+//! - The per-workload check is on free capacity: a node's allocatable less the requests of
+//!   the running pods ([`RunningPod`]) still on it when the workload's pods would be placed.
+//!   Which pods those are is the caller's `stays` rule: `status` on an admitted workload,
+//!   every pod (the cluster now); the forecast on a pending one, every pod but those of the
+//!   workloads that have finished by its estimated start or that it preempts (with no start
+//!   time, only pods of no known workload); `simulate`, the pods of workloads still holding
+//!   quota after the run. An admitted workload's own running pods fit by definition (they
+//!   run); the rest must fit beside them. Workloads admitted earlier in a forecast are not
+//!   placed (errs towards "fits").
+//! - A finding says which it is: when the pods would fit the nodes empty (on allocatable),
+//!   the running pods are the cause and the amounts are free capacity (`runningPods` > 0,
+//!   "fragmented" when the free capacity together would hold one pod but no single node
+//!   does); otherwise the pods do not fit even empty nodes and the amounts are allocatable,
+//!   as on empty nodes. Quota against nodes stays on allocatable: quota is a promise
+//!   over the whole cluster, not over what is free now.
 //! - "Free quota split across nodes" is judged per workload, not per ClusterQueue: free quota
 //!   larger than any one node is normal on a multi-node cluster and only matters for a pod
-//!   that needs more than a node has; such a finding says `split` when the matching nodes
-//!   together have enough for one pod but no single one does.
-//! - Limitation: since nodes are taken as empty, a split is only found for a pod larger than
-//!   any one node's allocatable. Free capacity fragmented by running pods (two 4-GPU nodes
-//!   each running a 2-GPU pod: 4 GPUs of quota free, no node with 4 free) is not seen; that
-//!   needs the placement of admitted pods (Pods with `spec.nodeName` and their requests, live
-//!   or in the files), which is not read.
+//!   that needs more than a node has free; such a finding says `split` when the matching
+//!   nodes together have enough for one pod but no single one does.
+//! - Without Pods (files without Pod objects, or `list pods` forbidden live) the nodes are
+//!   empty and the check is on allocatable; [`Capacity::running_pods`] says which.
 //! - A flavor with a matching node whose size is unknown (no status) gets no quota finding.
 //! - Deterministic: flavors in name order, nodes in input order, findings in a fixed order.
 
@@ -46,7 +54,7 @@ use std::collections::BTreeMap;
 
 use serde::{Serialize, Serializer};
 
-use crate::manifests::nodes::NodeInfo;
+use crate::manifests::nodes::{NodeInfo, RunningPod};
 use crate::scheduler::model::{Admission, ClusterState, PodSet, ResourceGroup, Workload};
 use crate::scheduler::quantity::{Amount, format_amount};
 
@@ -112,14 +120,20 @@ pub struct PodFit {
     pub per_pod: Quantities,
     pub count: i32,
     pub matching_nodes: usize,
-    /// Per needed resource, the largest allocatable among the matching nodes.
+    /// Per needed resource, the largest allocatable among the matching nodes (free
+    /// capacity when `running_pods` > 0).
     pub largest_node: Quantities,
-    /// Per needed resource, the matching nodes' allocatable summed.
+    /// Per needed resource, the matching nodes' allocatable summed (free capacity when
+    /// `running_pods` > 0).
     pub total: Quantities,
-    /// Pods that fit at once on the matching nodes, were they empty.
+    /// Pods that fit at once on the matching nodes: its own running pods and those that fit
+    /// beside the running pods (were the nodes empty, when `running_pods` is 0).
     pub pods_that_fit: i64,
     /// The nodes together have enough for one pod, but no single node does.
     pub split: bool,
+    /// Running pods on the matching nodes when they are the cause: its pods would all fit
+    /// the nodes empty, and do not fit beside them. 0 when they would not fit even then.
+    pub running_pods: usize,
 }
 
 /// What the check found.
@@ -145,6 +159,8 @@ pub enum Finding {
 #[serde(rename_all = "camelCase")]
 pub struct Capacity {
     pub nodes: usize,
+    /// Pods running on the nodes; `None` when they could not be read (nodes taken as empty).
+    pub running_pods: Option<usize>,
     pub flavors: Vec<FlavorCapacity>,
     pub findings: Vec<Finding>,
 }
@@ -325,14 +341,26 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// The first pod set of `w` whose pods cannot all be placed on its flavors' nodes.
-    pub fn pod_fit(&self, w: &Workload, placement: Placement<'_>) -> Option<PodFit> {
+    /// The first pod set of `w` whose pods cannot all be placed on its flavors' nodes, with
+    /// the running pods for which `stays` is true still on them.
+    pub fn pod_fit(
+        &self,
+        w: &Workload,
+        placement: Placement<'_>,
+        stays: &dyn Fn(&RunningPod) -> bool,
+    ) -> Option<PodFit> {
         w.pod_sets
             .iter()
-            .find_map(|ps| self.pod_set_fit(w, ps, placement))
+            .find_map(|ps| self.pod_set_fit(w, ps, placement, stays))
     }
 
-    fn pod_set_fit(&self, w: &Workload, ps: &PodSet, placement: Placement<'_>) -> Option<PodFit> {
+    fn pod_set_fit(
+        &self,
+        w: &Workload,
+        ps: &PodSet,
+        placement: Placement<'_>,
+        stays: &dyn Fn(&RunningPod) -> bool,
+    ) -> Option<PodFit> {
         let cands = self.candidates(ps, placement);
         let need: BTreeMap<String, Amount> = cands
             .keys()
@@ -370,29 +398,79 @@ impl<'a> Checker<'a> {
             .map(|i| &self.nodes[i])
             .filter(|n| pod_allows(ps, n))
             .collect();
-        let per_node = |n: &NodeInfo| -> i64 {
-            need.iter()
-                .map(|(r, v)| n.allocatable_of(r).get() / v.get())
-                .min()
-                .unwrap_or(0)
+        // Its own pods: running ones of an admitted workload fit (they run); a pending one's
+        // leftovers are gone by the time it is admitted again.
+        let key = w.key();
+        let own = |p: &RunningPod| {
+            p.workload.as_ref() == Some(&key)
+                && match &p.pod_set {
+                    Some(name) => *name == ps.name,
+                    None => w.pod_sets.len() == 1,
+                }
         };
-        let pods_that_fit = nodes
-            .iter()
-            .map(|n| per_node(n))
-            .fold(0i64, i64::saturating_add);
-        if pods_that_fit >= i64::from(count) {
+        let admitted = matches!(placement, Placement::Admitted(_));
+        let own_running = if admitted {
+            self.nodes
+                .iter()
+                .flat_map(|n| &n.pods)
+                .filter(|p| own(p))
+                .count()
+        } else {
+            0
+        };
+        let occupies = |p: &RunningPod| stays(p) && (admitted || !own(p));
+        let free = |n: &NodeInfo, r: &str| -> Amount {
+            let used = n
+                .pods
+                .iter()
+                .filter(|p| occupies(p))
+                .filter_map(|p| p.requests.get(r))
+                .fold(0i64, |a, v| a.saturating_add(v.get().max(0)));
+            Amount::new(n.allocatable_of(r).get().saturating_sub(used).max(0))
+        };
+        let fit = |have: &dyn Fn(&NodeInfo, &str) -> Amount| -> i64 {
+            nodes
+                .iter()
+                .map(|n| {
+                    need.iter()
+                        .map(|(r, v)| have(n, r).get() / v.get())
+                        .min()
+                        .unwrap_or(0)
+                })
+                .fold(0i64, i64::saturating_add)
+        };
+        let on_empty = fit(&|n, r| n.allocatable_of(r));
+        let own_running = i64::try_from(own_running).unwrap_or(i64::MAX);
+        let on_free = own_running.saturating_add(fit(&free));
+        if on_free >= i64::from(count) {
             return None;
         }
+        // The running pods are the cause when the pods would fit the nodes empty: the finding
+        // is then on free capacity, else on allocatable.
+        let running = nodes
+            .iter()
+            .flat_map(|n| &n.pods)
+            .filter(|p| occupies(p))
+            .count();
+        let fragmented = on_empty >= i64::from(count) && running > 0;
+        let have = |n: &NodeInfo, r: &str| {
+            if fragmented {
+                free(n, r)
+            } else {
+                n.allocatable_of(r)
+            }
+        };
+        let pods_that_fit = if fragmented { on_free } else { on_empty };
         let largest: BTreeMap<String, Amount> = need
             .keys()
             .map(|r| {
-                let m = nodes.iter().map(|n| n.allocatable_of(r)).max();
+                let m = nodes.iter().map(|n| have(n, r)).max();
                 (r.clone(), m.unwrap_or_default())
             })
             .collect();
         let total: BTreeMap<String, Amount> = need
             .keys()
-            .map(|r| (r.clone(), nodes.iter().map(|n| n.allocatable_of(r)).sum()))
+            .map(|r| (r.clone(), nodes.iter().map(|n| have(n, r)).sum()))
             .collect();
         let split = pods_that_fit == 0 && need.iter().all(|(r, v)| total[r] >= *v);
         let mut flavors: Vec<String> = Vec::new();
@@ -402,9 +480,9 @@ impl<'a> Checker<'a> {
             }
         }
         Some(PodFit {
-            workload: w.key().to_string(),
+            workload: key.to_string(),
             pod_set: ps.name.clone(),
-            holds_quota: matches!(placement, Placement::Admitted(_)),
+            holds_quota: admitted,
             flavors,
             per_pod: Quantities(need),
             count,
@@ -413,8 +491,21 @@ impl<'a> Checker<'a> {
             total: Quantities(total),
             pods_that_fit,
             split,
+            running_pods: if fragmented { running } else { 0 },
         })
     }
+}
+
+/// The `stays` rule of the cluster now: every running pod is on its node.
+pub fn every_pod(_: &RunningPod) -> bool {
+    true
+}
+
+/// Running pods on `nodes`; `None` when Pods could not be read (`unread`).
+pub fn running_pods(nodes: &[NodeInfo], unread: Option<&str>) -> Option<usize> {
+    unread
+        .is_none()
+        .then(|| nodes.iter().map(|n| n.pods.len()).sum())
 }
 
 /// The quota findings of the flavors: nominal above the nodes' allocatable.
@@ -438,11 +529,15 @@ pub fn quota_findings(flavors: &[FlavorCapacity]) -> Vec<Finding> {
     out
 }
 
-/// The whole check: `None` without Nodes. `workloads` are those to check, with their placement.
+/// The whole check: `None` without Nodes. `workloads` are those to check, with their
+/// placement; `stays` says which running pods are still on the nodes for each; `unread` why
+/// the Pods could not be read, when they could not.
 pub fn report<'w>(
     state: &ClusterState,
     nodes: &[NodeInfo],
+    unread: Option<&str>,
     workloads: impl IntoIterator<Item = (&'w Workload, Placement<'w>)>,
+    stays: &dyn Fn(&RunningPod, Placement<'_>) -> bool,
 ) -> Option<Capacity> {
     if nodes.is_empty() {
         return None;
@@ -453,18 +548,21 @@ pub fn report<'w>(
     findings.extend(
         workloads
             .into_iter()
-            .filter_map(|(w, p)| checker.pod_fit(w, p))
+            .filter_map(|(w, p)| checker.pod_fit(w, p, &|pod| stays(pod, p)))
             .map(Finding::PodDoesNotFit),
     );
     Some(Capacity {
         nodes: nodes.len(),
+        running_pods: running_pods(nodes, unread),
         flavors,
         findings,
     })
 }
 
 /// The check on a simulation's result: the (edited) quota, and every workload not finished
-/// where the run left it (holding quota: its admission; pending: any flavor of its queue).
+/// where the run left it (holding quota: its admission, beside the running pods of the
+/// workloads still holding quota and of no workload; pending: any flavor of its queue,
+/// beside the pods of no workload, since when it would start is not known).
 pub fn of_simulation(sim: &crate::simulate::Simulation) -> Option<Capacity> {
     let state = &sim.converted.state;
     let placed = sim
@@ -486,7 +584,18 @@ pub fn of_simulation(sim: &crate::simulate::Simulation) -> Option<Capacity> {
                 },
             ))
         });
-    report(state, &sim.converted.nodes, placed)
+    let stays = |p: &RunningPod, placement: Placement<'_>| match (&p.workload, placement) {
+        (None, _) => true,
+        (Some(k), Placement::Admitted(_)) => sim.after.holding_queue(k).is_some(),
+        (Some(_), Placement::Pending { .. }) => false,
+    };
+    report(
+        state,
+        &sim.converted.nodes,
+        sim.converted.pods_unread.as_deref(),
+        placed,
+        &stays,
+    )
 }
 
 #[cfg(test)]
@@ -654,7 +763,7 @@ mod tests {
         ];
         for c in cases {
             let state = two_teams(4);
-            let got = report(&state, &c.nodes, []).expect("nodes given");
+            let got = report(&state, &c.nodes, None, [], &|_, _| true).expect("nodes given");
             let got: Vec<_> = got
                 .findings
                 .iter()
@@ -692,7 +801,10 @@ mod tests {
     fn no_nodes_no_check() {
         let state = two_teams(4);
         let w = workload("big", 1, 100);
-        assert_eq!(report(&state, &[], [(&w, pending(&[]))]), None);
+        assert_eq!(
+            report(&state, &[], None, [(&w, pending(&[]))], &|_, _| true),
+            None
+        );
     }
 
     #[test]
@@ -715,7 +827,7 @@ mod tests {
             NodeInfo::new("a", &[("zone", "x")], &[("cpu", 8_000)]),
             NodeInfo::new("b", &[], &[("cpu", 8_000)]),
         ];
-        let r = report(&state, &nodes, []).unwrap();
+        let r = report(&state, &nodes, None, [], &|_, _| true).unwrap();
         assert_eq!(r.flavors[0].nodes, ["a", "b"]);
         assert_eq!(r.flavors[0].allocatable.get("cpu"), Amount::new(16_000));
         assert_eq!(r.flavors[0].largest_node.get("cpu"), Amount::new(8_000));
@@ -798,7 +910,7 @@ mod tests {
             let state = two_teams(4);
             let w = workload("job", c.count, c.gpus);
             let assigned = ["gpu-a100".to_string()];
-            let got = Checker::new(&state, &c.nodes).pod_fit(&w, pending(&assigned));
+            let got = Checker::new(&state, &c.nodes).pod_fit(&w, pending(&assigned), &every_pod);
             let got = got.map(|p| {
                 assert_eq!(p.flavors, ["gpu-a100"], "{}", c.name);
                 assert_eq!(p.per_pod.get(GPU), Amount::new(c.gpus), "{}", c.name);
@@ -828,7 +940,10 @@ mod tests {
             }],
         };
         let checker = Checker::new(&state, &nodes);
-        assert_eq!(checker.pod_fit(&w, Placement::Admitted(&adm)), None);
+        assert_eq!(
+            checker.pod_fit(&w, Placement::Admitted(&adm), &every_pod),
+            None
+        );
         // Pinned to n2 by its nodeSelector: one of its two pods fits at once.
         w.pod_sets[0].node_selector = [("kubernetes.io/hostname".into(), "n2".into())].into();
         let mut nodes = nodes;
@@ -836,7 +951,9 @@ mod tests {
             .labels
             .insert("kubernetes.io/hostname".into(), "n2".into());
         let checker = Checker::new(&state, &nodes);
-        let p = checker.pod_fit(&w, Placement::Admitted(&adm)).unwrap();
+        let p = checker
+            .pod_fit(&w, Placement::Admitted(&adm), &every_pod)
+            .unwrap();
         assert!(p.holds_quota);
         assert_eq!((p.pods_that_fit, p.matching_nodes, p.count), (1, 1, 2));
     }
@@ -863,9 +980,9 @@ mod tests {
         ];
         let checker = Checker::new(&state, &nodes);
         let w = workload("job", 1, 6);
-        assert_eq!(checker.pod_fit(&w, pending(&[])), None);
+        assert_eq!(checker.pod_fit(&w, pending(&[]), &every_pod), None);
         let small = ["small".to_string()];
-        let p = checker.pod_fit(&w, pending(&small)).unwrap();
+        let p = checker.pod_fit(&w, pending(&small), &every_pod).unwrap();
         assert_eq!(
             (p.matching_nodes, p.flavors.clone()),
             (1, vec!["small".into()])
@@ -874,5 +991,168 @@ mod tests {
         assert_eq!(json["kind"], "podDoesNotFit");
         assert_eq!(json["perPod"][GPU], "6");
         assert_eq!(json["largestNode"][GPU], "2");
+    }
+
+    /// Free capacity: the brief's everyday case and its neighbours, with exact numbers.
+    #[test]
+    fn free_capacity_fragmented_by_running_pods_is_found() {
+        let b100 = |name: &str, running: &[i64]| {
+            running.iter().enumerate().fold(a100(name, 8), |n, (i, g)| {
+                let w = format!("run-{name}-{i}");
+                n.running(Some(("team-b", &w)), &[(GPU, *g), ("cpu", 1000)])
+            })
+        };
+        struct Case {
+            name: &'static str,
+            nodes: Vec<NodeInfo>,
+            count: i32,
+            gpus: i64,
+            /// (pods that fit, largest, total, split, running pods), or None when it fits.
+            want: Option<(i64, i64, i64, bool, usize)>,
+        }
+        let cases = [
+            Case {
+                name: "two 8-GPU nodes each running a 6-GPU pod: 4 free, no node takes 4",
+                nodes: vec![b100("n1", &[6]), b100("n2", &[6])],
+                count: 1,
+                gpus: 4,
+                want: Some((0, 2, 4, true, 2)),
+            },
+            Case {
+                name: "a 2-GPU pod fits the room one node has left",
+                nodes: vec![b100("n1", &[6]), b100("n2", &[6])],
+                count: 1,
+                gpus: 2,
+                want: None,
+            },
+            Case {
+                name: "uneven: 2 and 3 free, a 4-GPU pod",
+                nodes: vec![b100("n1", &[6]), b100("n2", &[3, 2])],
+                count: 1,
+                gpus: 4,
+                want: Some((0, 3, 5, true, 3)),
+            },
+            Case {
+                name: "not even together: 1 and 1 free, a 4-GPU pod",
+                nodes: vec![b100("n1", &[7]), b100("n2", &[4, 3])],
+                count: 1,
+                gpus: 4,
+                want: Some((0, 1, 2, false, 3)),
+            },
+            Case {
+                name: "three 2-GPU pods: one per node fits beside the running pods",
+                nodes: vec![b100("n1", &[6]), b100("n2", &[5])],
+                count: 3,
+                gpus: 2,
+                want: Some((2, 3, 5, false, 2)),
+            },
+            Case {
+                name: "larger than an empty node: the finding stays on allocatable",
+                nodes: vec![b100("n1", &[6]), b100("n2", &[6])],
+                count: 1,
+                gpus: 9,
+                want: Some((0, 8, 16, true, 0)),
+            },
+            Case {
+                name: "pods requesting no GPU take no GPU room",
+                nodes: vec![
+                    a100("n1", 8).running(None, &[("cpu", 60_000)]),
+                    a100("n2", 8),
+                ],
+                count: 2,
+                gpus: 8,
+                want: None,
+            },
+            Case {
+                name: "pods of no workload count too",
+                nodes: vec![a100("n1", 8).running(None, &[(GPU, 1)])],
+                count: 1,
+                gpus: 8,
+                want: Some((0, 7, 7, false, 1)),
+            },
+        ];
+        let state = {
+            let mut s = two_teams(16);
+            s.cluster_queues.insert(
+                "team-a".into(),
+                cq(vec![group(&[("gpu-a100", &[(GPU, 16)])])]),
+            );
+            s
+        };
+        let assigned = ["gpu-a100".to_string()];
+        for c in cases {
+            let w = workload("job", c.count, c.gpus);
+            let got = Checker::new(&state, &c.nodes)
+                .pod_fit(&w, pending(&assigned), &every_pod)
+                .map(|p| {
+                    (
+                        p.pods_that_fit,
+                        p.largest_node.get(GPU).get(),
+                        p.total.get(GPU).get(),
+                        p.split,
+                        p.running_pods,
+                    )
+                });
+            assert_eq!(got, c.want, "{}", c.name);
+            // With every running pod gone the nodes are empty again: only a pod larger than
+            // a node stays a finding.
+            let gone = Checker::new(&state, &c.nodes).pod_fit(&w, pending(&assigned), &|_| false);
+            assert_eq!(gone.is_some(), c.gpus > 8, "{} (pods gone)", c.name);
+        }
+    }
+
+    #[test]
+    fn an_admitted_workloads_own_pods_fit_and_the_rest_must_fit_beside_them() {
+        let state = two_teams(8);
+        let adm = Admission {
+            cluster_queue: "team-a".into(),
+            pod_sets: vec![PodSetAdmission {
+                name: "main".into(),
+                flavors: [(GPU.to_string(), "gpu-a100".to_string())].into(),
+                resource_usage: Default::default(),
+                count: 2,
+            }],
+        };
+        let w = workload("run", 2, 4);
+        let own = Some(("team-a", "run"));
+        // One of its two 4-GPU pods runs on n1 beside a 3-GPU pod; n2 runs a 6-GPU pod: the
+        // second pod has 1 and 2 GPUs free.
+        let nodes = [
+            a100("n1", 8)
+                .running(own, &[(GPU, 4)])
+                .running(Some(("team-b", "x")), &[(GPU, 3)]),
+            a100("n2", 8).running(Some(("team-b", "y")), &[(GPU, 6)]),
+        ];
+        let p = Checker::new(&state, &nodes)
+            .pod_fit(&w, Placement::Admitted(&adm), &every_pod)
+            .expect("the second pod has no room");
+        assert!(p.holds_quota);
+        assert_eq!(
+            (
+                p.pods_that_fit,
+                p.largest_node.get(GPU).get(),
+                p.total.get(GPU).get(),
+                p.split,
+                p.running_pods
+            ),
+            (1, 2, 3, false, 3)
+        );
+        // Both of its pods running: it fits, whatever else runs.
+        let nodes = [
+            a100("n1", 8)
+                .running(own, &[(GPU, 4)])
+                .running(own, &[(GPU, 4)]),
+            a100("n2", 8).running(Some(("team-b", "y")), &[(GPU, 8)]),
+        ];
+        let checker = Checker::new(&state, &nodes);
+        assert_eq!(
+            checker.pod_fit(&w, Placement::Admitted(&adm), &every_pod),
+            None
+        );
+        // Pending, its leftover pods do not count for it nor take room from it.
+        assert_eq!(
+            checker.pod_fit(&w, pending(&["gpu-a100".to_string()]), &every_pod),
+            None
+        );
     }
 }

@@ -4,9 +4,10 @@
 //!
 //! Invariants: one forecast per snapshot (every row of a table comes from the same run);
 //! `now` is the snapshot's; only pending workloads have an estimate. When Nodes are known, an
-//! estimate whose pods cannot be placed on the nodes of its forecast flavors carries the
-//! finding ([`crate::view::capacity`]); the forecast itself is upstream's quota-only answer
-//! and is never changed by it.
+//! estimate whose pods cannot be placed on the nodes of its forecast flavors, beside the pods
+//! still running at its start (those of workloads that have not ended by then and that it does
+//! not preempt, and pods of no workload), carries the finding ([`crate::view::capacity`]); the
+//! forecast itself is upstream's quota-only answer and is never changed by it.
 
 use std::collections::BTreeMap;
 
@@ -15,7 +16,7 @@ use serde::Serialize;
 use super::capacity::{Checker, Placement, PodFit};
 use super::snapshot::Snapshot;
 use crate::manifests::Inventory;
-use crate::manifests::nodes::NodeInfo;
+use crate::manifests::nodes::{NodeInfo, RunningPod};
 use crate::scheduler::key::WorkloadKey;
 use crate::scheduler::model::{ClusterState, Millis};
 use crate::simulate::forecast::{self, Estimate, Forecast, Runtime, sources};
@@ -71,6 +72,21 @@ fn no_fit(state: &ClusterState, nodes: &[NodeInfo], f: &Forecast) -> BTreeMap<Wo
     let checker = Checker::new(state, nodes);
     let workloads: BTreeMap<WorkloadKey, &crate::scheduler::model::Workload> =
         state.workloads.iter().map(|w| (w.key(), w)).collect();
+    // When each workload holding quota now ends in the forecast (`None`: never).
+    let ends: BTreeMap<&WorkloadKey, Option<Millis>> = f
+        .running
+        .iter()
+        .map(|r| {
+            (
+                &r.workload,
+                if r.overdue {
+                    Some(f.now)
+                } else {
+                    r.expected_end
+                },
+            )
+        })
+        .collect();
     for e in &f.estimates {
         let Some(w) = workloads.get(&e.workload) else {
             continue;
@@ -86,7 +102,16 @@ fn no_fit(state: &ClusterState, nodes: &[NodeInfo], f: &Forecast) -> BTreeMap<Wo
             cluster_queue: cq,
             flavors: &e.flavors,
         };
-        if let Some(p) = checker.pod_fit(w, placement) {
+        // The pods still running at its start: those of no workload, and of workloads that
+        // neither ended by then nor are preempted by it (with no start time, only the first).
+        let stays = |p: &RunningPod| match (&p.workload, e.at()) {
+            (None, _) => true,
+            (Some(_), None) => false,
+            (Some(k), Some(at)) => {
+                !e.preempts.contains(k) && ends.get(k).is_none_or(|end| end.is_none_or(|t| t > at))
+            }
+        };
+        if let Some(p) = checker.pod_fit(w, placement, &stays) {
             out.insert(e.workload.clone(), p);
         }
     }

@@ -318,7 +318,11 @@ pub fn build(
                     | WorkloadState::QuotaReserved
                     | WorkloadState::Evicted => checker.as_ref().and_then(|c| {
                         let held = snap.engine.workload(&key)?;
-                        c.pod_fit(held, Placement::Admitted(held.admission.as_ref()?))
+                        c.pod_fit(
+                            held,
+                            Placement::Admitted(held.admission.as_ref()?),
+                            &capacity::every_pod,
+                        )
                     }),
                     _ => None,
                 },
@@ -362,6 +366,7 @@ pub fn build(
         );
         Capacity {
             nodes: nodes.len(),
+            running_pods: capacity::running_pods(nodes, snap.converted.pods_unread.as_deref()),
             flavors,
             findings,
         }

@@ -37,7 +37,7 @@ fn simulate(extra: &[&str]) -> (String, String) {
 fn simulate_shows_the_flavors_nodes_and_a_pod_no_node_can_hold() {
     let (out, _) = simulate(&["-f", NODES, "--add", SIX]);
     assert!(
-        out.contains("CAPACITY (2 node(s); checked on allocatable; pods already running on the nodes are not counted)"),
+        out.contains("CAPACITY (2 node(s), no running pods; checked on allocatable)"),
         "{out}"
     );
     let row = crate::support::live::row(&out, "gpu-a100").expect("a row for gpu-a100");
@@ -264,4 +264,134 @@ fn status_without_nodes_or_findings_says_nothing() {
     let fits = build(&status_snapshot(&[NODES]), None, &[], false);
     assert_eq!(fits.capacity.as_ref().map(|c| c.findings.len()), Some(0));
     assert_eq!(plain(fits), without);
+}
+
+const FRAGMENTED: &str = "examples/gpu-nodes/fragmented";
+const TWO: &str = "examples/gpu-nodes/jobs/two-gpu-eval.yaml";
+/// The finding on `examples/gpu-nodes/fragmented`: team A's two 3-GPU pods leave 1 GPU free
+/// on each 4-GPU node, the cohort 2 GPUs of quota.
+const TWO_DOES_NOT_FIT: &str = "one pod needs 2 nvidia.com/gpu on flavor gpu-a100 and none of the 2 matching node(s) has that much free: 2 nvidia.com/gpu free on 2 node(s) but at most 1 nvidia.com/gpu on one node (free capacity fragmented by 2 running pod(s))";
+
+#[test]
+fn pods_in_the_files_fragment_the_free_capacity() {
+    let r = run(&[
+        "simulate",
+        "--now",
+        NOW,
+        "-f",
+        "examples/gpu-two-teams",
+        "-f",
+        NODES,
+        "-f",
+        FRAGMENTED,
+        "--add",
+        TWO,
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let out = r.stdout;
+    assert!(
+        out.contains("CAPACITY (2 node(s), 2 running pod(s); quota checked on allocatable, pods on what is free)"),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "! team-b/job-two-gpu-eval-15a35: {TWO_DOES_NOT_FIT}: admitted, its pods wait for running pods to end"
+        )),
+        "{out}"
+    );
+
+    // explain: the quota admits it now, no node has room for its pod.
+    let explain = |job: &str, file: &str| {
+        let r = run(&[
+            "explain",
+            job,
+            "-n",
+            "team-b",
+            "--now",
+            NOW,
+            "-f",
+            "examples/gpu-two-teams",
+            "-f",
+            NODES,
+            "-f",
+            FRAGMENTED,
+            "-f",
+            file,
+        ]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        r.stdout
+    };
+    let out = explain("job/two-gpu-eval", TWO);
+    assert!(
+        out.contains(&format!(
+            "  expected to start now\n  but once admitted on quota, its pods would wait for running pods to end: {TWO_DOES_NOT_FIT}\n"
+        )),
+        "{out}"
+    );
+    // A 4-GPU job is admitted by preempting one of team A's trainings (reclaiming the 2
+    // GPUs team A borrows): that pod is gone, its node has 4 free, and nothing is said.
+    let four = tempfile::Builder::new().suffix(".yaml").tempfile().unwrap();
+    let job = std::fs::read_to_string(TWO)
+        .unwrap()
+        .replace("two-gpu-eval", "four-gpu-eval")
+        .replace("nvidia.com/gpu: 2", "nvidia.com/gpu: 4");
+    std::fs::write(four.path(), job).unwrap();
+    let out = explain("job/four-gpu-eval", four.path().to_str().unwrap());
+    assert!(
+        out.contains("preempting team-a/job-train-a2-8e2d4"),
+        "{out}"
+    );
+    assert!(!out.contains("running pods"), "{out}");
+
+    // status: under the quota tables, and the marker in the estimate cell; -o json.
+    let root = env!("CARGO_MANIFEST_DIR");
+    let paths: Vec<String> = [
+        "examples/gpu-two-teams/namespaces.yaml",
+        "examples/gpu-two-teams/priorities.yaml",
+        "examples/gpu-two-teams/setup.yaml",
+        NODES,
+        FRAGMENTED,
+        TWO,
+    ]
+    .iter()
+    .map(|p| format!("{root}/{p}"))
+    .collect();
+    let inv = kubectl_kueue::manifests::load(&paths).expect("manifests load");
+    let now: k8s_openapi::jiff::Timestamp = NOW.parse().unwrap();
+    let snap = Snapshot::from_inventory(inv, now.as_millisecond()).expect("converts");
+    let v = build(&snap, None, &[], false);
+    let table = text(
+        &v,
+        &Printer::new(OutputFormat::Table, false, ColorChoice::Never),
+    )
+    .unwrap();
+    assert!(
+        table.contains(&format!(
+            "CAPACITY (2 node(s), 2 running pod(s); quota checked on allocatable, pods on what is free)\nteam-b/job-two-gpu-eval-15a35: {TWO_DOES_NOT_FIT}: once admitted on quota, its pods would wait for running pods to end\n"
+        )),
+        "{table}"
+    );
+    let b = text(
+        &build(&snap, Some("team-b"), &[], false),
+        &Printer::new(OutputFormat::Table, false, ColorChoice::Never),
+    )
+    .unwrap();
+    let cell = crate::support::live::cell(&b, "job-two-gpu-eval-15a35", "ESTIMATED START");
+    assert_eq!(cell.as_deref(), Some("no node free (quota now)"), "{b}");
+    // Team A's trainings run: their own pods fit, no finding.
+    assert!(!table.contains("team-a/job-train"), "{table}");
+    let json = text(
+        &v,
+        &Printer::new(OutputFormat::Json, false, ColorChoice::Never),
+    )
+    .unwrap();
+    let j: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(j["capacity"]["runningPods"], 2, "{json}");
+    let f = &j["capacity"]["findings"][0];
+    assert_eq!(f["kind"], "podDoesNotFit", "{json}");
+    assert_eq!(f["runningPods"], 2, "{json}");
+    assert_eq!(f["total"]["nvidia.com/gpu"], "2", "{json}");
+    assert_eq!(f["largestNode"]["nvidia.com/gpu"], "1", "{json}");
+    assert_eq!(f["split"], true, "{json}");
+    assert_eq!(f["podsThatFit"], 0, "{json}");
 }

@@ -457,7 +457,7 @@ async fn from_snapshot(
     queue: &Queue,
     page: Page,
 ) -> anyhow::Result<Option<Vec<PendingWorkload>>> {
-    let snap = conn.snapshot().await?;
+    let snap = conn.snapshot_without_pods().await?;
     let metadata: HashMap<(String, String), &ObjectMeta> = snap
         .inventory
         .workloads
