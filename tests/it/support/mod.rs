@@ -39,6 +39,7 @@
 #![allow(unsafe_code)]
 
 pub mod engine;
+pub mod shape;
 
 #[cfg(feature = "cli")]
 pub mod apply;
