@@ -145,7 +145,7 @@ pub fn run(global: &GlobalArgs, args: RunControllerArgs) -> CliResult {
     if args.metrics_insecure {
         crate::controller::http::MetricsSecurity::check_insecure_address(metrics_addr)?;
     }
-    let webhook = webhook_options(&config, args.webhook_port)?;
+    let webhook = controller::webhook::WebhookOptions::from_config(&config, args.webhook_port)?;
     let visibility_addr = match (&args.visibility_bind_address, &config.visibility_server) {
         (Some(a), _) => parse_address(a)?,
         // Checked when the file was read (support::visibility_server).
@@ -188,51 +188,6 @@ pub fn run(global: &GlobalArgs, args: RunControllerArgs) -> CliResult {
     // Background tasks (HTTP servers, finished watches) must not hold the process.
     runtime.shutdown_timeout(Duration::from_secs(1));
     Ok(Outcome::Success)
-}
-
-/// Where and how the conversion webhook is served, from the Configuration (upstream's
-/// `webhook` and `internalCertManagement`) and `--webhook-port`.
-fn webhook_options(
-    config: &crate::api::config::Configuration,
-    port: Option<u16>,
-) -> anyhow::Result<Option<controller::webhook::WebhookOptions>> {
-    use crate::api::config as c;
-    let w = config.webhook.clone().unwrap_or_default();
-    let port = match port {
-        Some(p) => p,
-        None => {
-            let p = w.port.unwrap_or(c::DEFAULT_WEBHOOK_PORT);
-            u16::try_from(p).map_err(|_| anyhow::anyhow!("webhook.port {p} is not a port"))?
-        }
-    };
-    if port == 0 {
-        return Ok(None);
-    }
-    let host = w.host.clone().filter(|h| !h.is_empty());
-    let addr = parse_address(&format!("{}:{port}", host.as_deref().unwrap_or("")))?
-        .ok_or_else(|| anyhow::anyhow!("webhook address {host:?}:{port} is not an address"))?;
-    let certs = config.internal_cert_management.clone().unwrap_or_default();
-    Ok(Some(controller::webhook::WebhookOptions {
-        addr,
-        namespace: config
-            .namespace
-            .clone()
-            .unwrap_or_else(|| c::DEFAULT_NAMESPACE.to_string()),
-        service: certs
-            .webhook_service_name
-            .clone()
-            .unwrap_or_else(|| c::DEFAULT_WEBHOOK_SERVICE_NAME.to_string()),
-        secret: certs
-            .webhook_secret_name
-            .clone()
-            .unwrap_or_else(|| c::DEFAULT_WEBHOOK_SECRET_NAME.to_string()),
-        internal_cert_management: certs.enable.unwrap_or(true),
-        cert_dir: w
-            .cert_dir
-            .clone()
-            .unwrap_or_else(|| c::DEFAULT_WEBHOOK_CERT_DIR.to_string())
-            .into(),
-    }))
 }
 
 /// SIGTERM (what Kubernetes sends) or SIGINT (Ctrl-C). Both handlers are installed when this

@@ -134,18 +134,7 @@ fn setups(
     let edited = match docs {
         Some(mut docs) if !args.add.is_empty() => {
             let added = added_docs(&args.add, 1_000_000)?;
-            // The replay drops the setup's Jobs and Workloads (the trace is the load): an
-            // added one would vanish and the "after" side would silently equal "before".
-            if let Some(d) = added
-                .iter()
-                .find(|d| matches!(d.value["kind"].as_str(), Some("Job" | "Workload")))
-            {
-                anyhow::bail!(
-                    "{}: --add with --trace takes setup objects (queues, flavors, cohorts, priority classes), not a {}: the trace is the load, add the job to the trace file instead",
-                    d.origin,
-                    d.value["kind"].as_str().unwrap_or_default()
-                );
-            }
+            trace::refuse_added_load(&added).map_err(anyhow::Error::msg)?;
             docs.extend(added);
             Inventory::from_documents(docs)?
         }

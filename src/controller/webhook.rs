@@ -60,6 +60,56 @@ pub struct WebhookOptions {
     pub cert_dir: PathBuf,
 }
 
+impl WebhookOptions {
+    /// Where and how the conversion webhook is served, from the Configuration (upstream's
+    /// `webhook` and `internalCertManagement`) and `--webhook-port`.
+    pub fn from_config(
+        config: &crate::api::config::Configuration,
+        port: Option<u16>,
+    ) -> anyhow::Result<Option<WebhookOptions>> {
+        use crate::api::config as c;
+        let w = config.webhook.clone().unwrap_or_default();
+        let port = match port {
+            Some(p) => p,
+            None => {
+                let p = w.port.unwrap_or(c::DEFAULT_WEBHOOK_PORT);
+                u16::try_from(p).map_err(|_| anyhow::anyhow!("webhook.port {p} is not a port"))?
+            }
+        };
+        if port == 0 {
+            return Ok(None);
+        }
+        let host = w.host.clone().filter(|h| !h.is_empty());
+        let addr =
+            super::http::parse_address(&format!("{}:{port}", host.as_deref().unwrap_or("")))?
+                .ok_or_else(|| {
+                    anyhow::anyhow!("webhook address {host:?}:{port} is not an address")
+                })?;
+        let certs = config.internal_cert_management.clone().unwrap_or_default();
+        Ok(Some(WebhookOptions {
+            addr,
+            namespace: config
+                .namespace
+                .clone()
+                .unwrap_or_else(|| c::DEFAULT_NAMESPACE.to_string()),
+            service: certs
+                .webhook_service_name
+                .clone()
+                .unwrap_or_else(|| c::DEFAULT_WEBHOOK_SERVICE_NAME.to_string()),
+            secret: certs
+                .webhook_secret_name
+                .clone()
+                .unwrap_or_else(|| c::DEFAULT_WEBHOOK_SECRET_NAME.to_string()),
+            internal_cert_management: certs.enable.unwrap_or(true),
+            cert_dir: w
+                .cert_dir
+                .clone()
+                .unwrap_or_else(|| c::DEFAULT_WEBHOOK_CERT_DIR.to_string())
+                .into(),
+        }))
+    }
+}
+
 /// A certificate that can be swapped while serving.
 #[derive(Debug)]
 struct Reloadable(RwLock<Arc<CertifiedKey>>);

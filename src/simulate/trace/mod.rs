@@ -17,6 +17,7 @@ pub use format::{TraceError, TraceJob, parse, write};
 pub use replay::{Replay, replay};
 pub use summary::{Summary, summarize};
 
+use crate::manifests::documents::Document;
 use crate::manifests::{ConvertOptions, Inventory, convert};
 use crate::scheduler::model::ClusterState;
 use crate::simulate::{Edit, SimulateError};
@@ -36,4 +37,21 @@ pub fn setup(
     Ok(convert(&inventory, opts)
         .map_err(SimulateError::Input)?
         .state)
+}
+
+/// Objects added to a trace's setup (`--add`) must be setup: [`setup`] drops Jobs and
+/// Workloads (the trace is the load), so an added one would vanish and the edited setup
+/// would silently equal the unchanged one. Refused naming the document.
+pub fn refuse_added_load(added: &[Document]) -> Result<(), String> {
+    match added
+        .iter()
+        .find(|d| matches!(d.value["kind"].as_str(), Some("Job" | "Workload")))
+    {
+        Some(d) => Err(format!(
+            "{}: --add with --trace takes setup objects (queues, flavors, cohorts, priority classes), not a {}: the trace is the load, add the job to the trace file instead",
+            d.origin,
+            d.value["kind"].as_str().unwrap_or_default()
+        )),
+        None => Ok(()),
+    }
 }
