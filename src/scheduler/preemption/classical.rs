@@ -153,14 +153,6 @@ pub(super) fn targets(view: &View, tree: &mut Tree, req: &Request) -> Vec<Victim
             previous = Some(current);
         }
     }
-    // Taking quota out only ever makes room, so if the workload does not fit with every
-    // candidate taken out, borrowing allowed, no subset the search below could pick makes it
-    // fit: say so before ordering the candidates. (With a thousand ClusterQueues in a cohort
-    // tree, a head that cannot preempt anything used to sort its whole cohort's holders in
-    // every cycle.)
-    if !fits_without_all(view, tree, req, [&same, &hier, &prio]) {
-        return Vec::new();
-    }
     let order = |a: &Candidate, b: &Candidate| candidate_order(view, req.cq, a.wl, b.wl);
     same.sort_by(order);
     hier.sort_by(order);
@@ -214,16 +206,6 @@ pub(super) fn targets(view: &View, tree: &mut Tree, req: &Request) -> Vec<Victim
         }
     }
     Vec::new()
-}
-
-/// Whether `req` fits, borrowing allowed, with every candidate in `lists` taken out: the
-/// most room any set of victims can make.
-fn fits_without_all(view: &View, tree: &mut Tree, req: &Request, lists: [&[Candidate]; 3]) -> bool {
-    let mut without = WhatIf::new(tree);
-    for c in lists.into_iter().flatten() {
-        without.take_out(view, c.wl);
-    }
-    workload_fits(view, &without, req, true)
 }
 
 fn candidate_is_valid(
