@@ -205,7 +205,7 @@ impl Writer {
             wl,
         )
         .await
-        .map(lean)
+        .map(without_managed_fields)
     }
 
     /// Drops `finalizer` from a Workload, guarded by its resourceVersion.
@@ -409,7 +409,7 @@ impl Writer {
 
 /// An object from an answer, without `metadata.managedFields` (never read, and most of the
 /// object's size), as the watch keeps objects.
-fn lean<K: Resource>(mut o: K) -> K {
+fn without_managed_fields<K: Resource>(mut o: K) -> K {
     o.meta_mut().managed_fields = None;
     o
 }

@@ -829,13 +829,7 @@ pub fn convert(inv: &Inventory, opts: &ConvertOptions) -> Result<Converted, Inpu
             namespace: super::key::namespace_of(m).to_string(),
             name: name_of(m),
         };
-        let owners = m
-            .owner_references
-            .iter()
-            .flatten()
-            .map(|o| (o.kind.clone(), o.name.clone()))
-            .collect();
-        (key, owners)
+        (key, super::nodes::owners_of(m))
     });
     super::nodes::assign_workloads(&mut out.nodes, owners);
     Ok(out)

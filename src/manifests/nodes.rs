@@ -21,6 +21,8 @@
 
 use std::collections::BTreeMap;
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
 use super::error::InputError;
 use super::inventory::Inventory;
 use super::key::namespace_of;
@@ -195,12 +197,7 @@ pub fn read(inv: &Inventory) -> Result<Vec<NodeInfo>, InputError> {
                 .object(format!("Pod {namespace}/{own}"))
                 .field(e.field)
         })?;
-        let mut owners: Vec<(String, String)> = meta
-            .owner_references
-            .iter()
-            .flatten()
-            .map(|o| (o.kind.clone(), o.name.clone()))
-            .collect();
+        let mut owners = owners_of(meta);
         owners.push(("Pod".to_string(), own.clone()));
         placed.push((
             node,
@@ -222,6 +219,16 @@ pub fn read(inv: &Inventory) -> Result<Vec<NodeInfo>, InputError> {
         out[node].pods.push(pod);
     }
     Ok(out)
+}
+
+/// `(kind, name)` of each of an object's owners: how a pod and a Workload are matched (both
+/// owned by the same Job).
+pub fn owners_of(meta: &ObjectMeta) -> Vec<(String, String)> {
+    meta.owner_references
+        .iter()
+        .flatten()
+        .map(|o| (o.kind.clone(), o.name.clone()))
+        .collect()
 }
 
 /// Sets each running pod's Workload: the one, in the pod's namespace, owned by one of the
