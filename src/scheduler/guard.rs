@@ -122,7 +122,7 @@ impl Drop for WhatIf<'_, '_> {
     }
 }
 
-#[cfg(debug_assertions)]
+#[cfg(any(debug_assertions, test))]
 fn usage_of(tree: &Tree) -> Vec<Vec<Amount>> {
     tree.nodes
         .iter()

@@ -136,6 +136,20 @@ pub(super) fn targets(view: &View, tree: &mut Tree, req: &Request) -> Vec<Victim
     if cq.spec.preemption.within_cluster_queue != PreemptionPolicy::Never {
         candidates_of_cq(view, req, req.cq, None, false, &mut same);
     }
+    let forbidden = cq
+        .spec
+        .preemption
+        .borrow_within_cohort
+        .as_ref()
+        .is_none_or(|b| !b.lower_priority);
+    let under_nominal = req
+        .frs
+        .iter()
+        .all(|&fr| tree.nodes[node].quota[fr].nominal > tree.nodes[node].usage[fr]);
+    // Borrowing is then the only attempt, and a candidate without hierarchical advantage is
+    // `ReclaimWithoutBorrowing` (no `borrowWithinCohort`), never valid while borrowing: such
+    // candidates are not collected (at 100 queues a cohort, sorting them was most of a cycle).
+    let only_borrowing = forbidden && !under_nominal;
     let mut hier: Vec<Candidate> = Vec::new();
     let mut prio: Vec<Candidate> = Vec::new();
     if tree.parent(node).is_some()
@@ -145,8 +159,10 @@ pub(super) fn targets(view: &View, tree: &mut Tree, req: &Request) -> Vec<Victim
         let mut previous = None;
         let ancestors: Vec<NodeId> = tree.ancestors(node).collect();
         for current in ancestors {
-            let list = if adv { &mut hier } else { &mut prio };
-            collect_in_subtree(view, tree, req, current, current, previous, adv, list);
+            if adv || !only_borrowing {
+                let list = if adv { &mut hier } else { &mut prio };
+                collect_in_subtree(view, tree, req, current, current, previous, adv, list);
+            }
             let (fits, rest) = tree.fits_in_quota(current, &remaining);
             remaining = rest;
             adv = adv || fits;
@@ -167,17 +183,7 @@ pub(super) fn targets(view: &View, tree: &mut Tree, req: &Request) -> Vec<Victim
     for list in [&hier, &prio, &same] {
         all.extend(list.iter().filter(|c| !evicted(c)).copied());
     }
-    let forbidden = cq
-        .spec
-        .preemption
-        .borrow_within_cohort
-        .as_ref()
-        .is_none_or(|b| !b.lower_priority);
-    let under_nominal = req
-        .frs
-        .iter()
-        .all(|&fr| tree.nodes[node].quota[fr].nominal > tree.nodes[node].usage[fr]);
-    let attempts: &[bool] = if no_other || (forbidden && !under_nominal) {
+    let attempts: &[bool] = if no_other || only_borrowing {
         &[true]
     } else if forbidden && no_hier {
         &[false, true]
