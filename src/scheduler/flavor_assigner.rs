@@ -292,6 +292,8 @@ pub(crate) struct Assigner<'v, 'a> {
     pub wl: WlId,
     pub cq: CqId,
     pub last: Option<&'v LastState>,
+    /// The head's preemption searches so far (see [`preemption::SearchMemo`]).
+    pub searches: &'v preemption::SearchMemo,
 }
 
 impl Assigner<'_, '_> {
@@ -652,7 +654,7 @@ impl Assigner<'_, '_> {
                 no_fit: Some(PendingReason::WaitingForQuota),
             };
         }
-        let after = preemption::simulate(view, tree, self.wl, self.cq, fr, val);
+        let after = preemption::simulate(view, tree, self.searches, self.wl, self.cq, fr, val);
         check.mode = after.mode;
         check.borrow_level = after.borrow;
         QuotaFit {

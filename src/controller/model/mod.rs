@@ -105,7 +105,7 @@ pub struct Model {
     /// A queue or cohort changed: look for those gone.
     lifetimes_dirty: bool,
     busy_queues: BTreeSet<ObjectKey>,
-    queues_written_at: Option<Instant>,
+    queues_next_at: Option<Instant>,
     /// Nodes or flavors changed: check which flavors match no Node.
     nodes_dirty: bool,
     /// Flavors reported as matching no Node.
@@ -166,7 +166,7 @@ impl Model {
             lifetimes: lifetimes::Lifetimes::default(),
             lifetimes_dirty: true,
             busy_queues: BTreeSet::new(),
-            queues_written_at: None,
+            queues_next_at: None,
             nodes_dirty: true,
             flavors_without_nodes: BTreeSet::new(),
             reported_invalid: BTreeSet::new(),

@@ -7,11 +7,10 @@ use crate::scheduler::flavor_assigner::{Assigned, Assigner};
 use crate::scheduler::id::{CqId, WlId};
 use crate::scheduler::message;
 use crate::scheduler::model::Millis;
-use crate::scheduler::preemption::{self, Request, Victim};
+use crate::scheduler::preemption::{Request, SearchMemo, Victim};
 use crate::scheduler::queue::{QueueKey, RequeueReason};
 use crate::scheduler::state::{Engine, LastState};
 use crate::scheduler::tree::Tree;
-use crate::scheduler::view::View;
 
 impl Engine {
     /// An entry per head, with its assignment and targets (or why it cannot have one).
@@ -62,11 +61,13 @@ impl Engine {
         let mut tree = std::mem::take(&mut self.tree);
         let result = {
             let view = self.view(now);
+            let searches = SearchMemo::default();
             let assigner = Assigner {
                 view: &view,
                 wl,
                 cq,
                 last: last.as_ref(),
+                searches: &searches,
             };
             let full = assigner.assign(&mut tree, None);
             match full.mode() {
@@ -74,15 +75,14 @@ impl Engine {
                 mode => {
                     let mut chosen = None;
                     if mode != FitMode::NoFit {
-                        let targets = targets_for(&view, &mut tree, wl, cq, &full);
+                        let targets = targets_for(&assigner, &mut tree, &full);
                         if !targets.is_empty() {
                             chosen = Some((full.clone(), targets));
                         }
                     }
                     match chosen {
                         Some(c) => c,
-                        None => partial(&view, &mut tree, &assigner, wl, cq)
-                            .unwrap_or((full, Vec::new())),
+                        None => partial(&mut tree, &assigner).unwrap_or((full, Vec::new())),
                     }
                 }
             }
@@ -92,33 +92,21 @@ impl Engine {
     }
 }
 
-fn targets_for(
-    view: &View,
-    tree: &mut Tree,
-    wl: WlId,
-    cq: CqId,
-    assigned: &Assigned,
-) -> Vec<Victim> {
-    let frs = assigned.frs_needing_preemption(view);
+fn targets_for(assigner: &Assigner, tree: &mut Tree, assigned: &Assigned) -> Vec<Victim> {
+    let frs = assigned.frs_needing_preemption(assigner.view);
     let req = Request {
-        preemptor: wl,
-        cq,
+        preemptor: assigner.wl,
+        cq: assigner.cq,
         frs: &frs,
         usage: &assigned.usage,
     };
-    preemption::get_targets(view, tree, &req)
+    assigner.searches.targets(assigner.view, tree, &req)
 }
 
 /// Partial admission: the largest podSet count between `minCount` and `count` that fits,
 /// or finds preemption targets (upstream allows `minCount` on one podSet).
-fn partial(
-    view: &View,
-    tree: &mut Tree,
-    assigner: &Assigner,
-    wl: WlId,
-    cq: CqId,
-) -> Option<(Assigned, Vec<Victim>)> {
-    let st = view.wl(wl);
+fn partial(tree: &mut Tree, assigner: &Assigner) -> Option<(Assigned, Vec<Victim>)> {
+    let st = assigner.view.wl(assigner.wl);
     let (idx, ps) = st
         .pod_sets
         .iter()
@@ -135,7 +123,7 @@ fn partial(
             FitMode::Fit => Some((a, Vec::new())),
             FitMode::NoFit => None,
             _ => {
-                let t = targets_for(view, tree, wl, cq, &a);
+                let t = targets_for(assigner, tree, &a);
                 (!t.is_empty()).then_some((a, t))
             }
         }

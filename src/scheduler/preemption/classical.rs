@@ -7,7 +7,7 @@
 //! lower priority, most recently reserved) until the preemptor fits, then the set is
 //! minimised by adding victims back in reverse. The tree is restored before returning.
 
-use super::common::{candidate_order, fill_back, workload_fits};
+use super::common::{fill_back, sort_candidates, workload_fits};
 use super::{Request, Victim};
 use crate::scheduler::decision::PreemptionReason;
 use crate::scheduler::guard::WhatIf;
@@ -169,10 +169,9 @@ pub(super) fn targets(view: &View, tree: &mut Tree, req: &Request) -> Vec<Victim
             previous = Some(current);
         }
     }
-    let order = |a: &Candidate, b: &Candidate| candidate_order(view, req.cq, a.wl, b.wl);
-    same.sort_by(order);
-    hier.sort_by(order);
-    prio.sort_by(order);
+    for list in [&mut same, &mut hier, &mut prio] {
+        sort_candidates(view, req.cq, list, |c| c.wl);
+    }
     let no_other = hier.is_empty() && prio.is_empty();
     let no_hier = hier.is_empty();
     let evicted = |c: &Candidate| view.wl(c.wl).evicted;

@@ -1,12 +1,12 @@
 //! What classical and fair-sharing preemption share: the fit check, upstream's candidate
 //! order, and minimising a victim set.
 
-use std::cmp::Ordering;
+use std::cmp::{Ordering, Reverse};
 
 use super::Request;
 use crate::scheduler::guard::WhatIf;
 use crate::scheduler::id::{CqId, WlId};
-use crate::scheduler::state::WlState;
+use crate::scheduler::model::Millis;
 use crate::scheduler::tree::Tree;
 use crate::scheduler::view::View;
 
@@ -26,20 +26,53 @@ pub(crate) fn workload_fits(
 /// Upstream's `CandidatesOrdering`: evicted first, other ClusterQueues before the
 /// preemptor's, lower priority, most recently reserved, then UID.
 pub(crate) fn candidate_order(view: &View, preemptor_cq: CqId, a: WlId, b: WlId) -> Ordering {
-    let (wa, wb) = (view.wl(a), view.wl(b));
-    let in_cq = |w: &WlState| w.holding.as_ref().is_some_and(|h| h.cq == preemptor_cq);
-    wb.evicted
-        .cmp(&wa.evicted)
-        .then_with(|| in_cq(wa).cmp(&in_cq(wb)))
-        .then_with(|| wa.priority().cmp(&wb.priority()))
-        .then_with(|| {
-            let ta = wa.reserved_at.unwrap_or(view.now);
-            let tb = wb.reserved_at.unwrap_or(view.now);
-            tb.cmp(&ta)
-        })
-        .then_with(|| wa.w.uid.cmp(&wb.w.uid))
-        .then_with(|| wa.w.tiebreak.cmp(&wb.w.tiebreak))
-        .then_with(|| a.cmp(&b))
+    candidate_key(view, preemptor_cq, a).cmp(&candidate_key(view, preemptor_cq, b))
+}
+
+/// [`candidate_order`] as a value: sorting by keys read once is several times faster than
+/// comparing through the workloads (at 100 queues a cohort, a search sorts a thousand).
+pub(crate) fn candidate_key<'v>(view: &'v View, preemptor_cq: CqId, wl: WlId) -> CandidateKey<'v> {
+    let w = view.wl(wl);
+    CandidateKey {
+        evicted_first: Reverse(w.evicted),
+        in_preemptor_cq: w.holding.as_ref().is_some_and(|h| h.cq == preemptor_cq),
+        priority: w.priority(),
+        latest_reserved_first: Reverse(w.reserved_at.unwrap_or(view.now)),
+        uid: &w.w.uid,
+        tiebreak: w.w.tiebreak,
+        wl,
+    }
+}
+
+/// Field order is the comparison order; `wl` makes it total.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct CandidateKey<'v> {
+    evicted_first: Reverse<bool>,
+    in_preemptor_cq: bool,
+    priority: i32,
+    latest_reserved_first: Reverse<Millis>,
+    uid: &'v str,
+    tiebreak: u64,
+    wl: WlId,
+}
+
+/// `items` sorted in upstream's candidate order.
+pub(crate) fn sort_candidates<T: Copy>(
+    view: &View,
+    preemptor_cq: CqId,
+    items: &mut Vec<T>,
+    wl_of: impl Fn(&T) -> WlId,
+) {
+    if items.len() < 2 {
+        return;
+    }
+    let mut keyed: Vec<(CandidateKey, T)> = items
+        .iter()
+        .map(|t| (candidate_key(view, preemptor_cq, wl_of(t)), *t))
+        .collect();
+    keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    items.clear();
+    items.extend(keyed.into_iter().map(|(_, t)| t));
 }
 
 /// Adds victims back, last-but-one first, keeping out only those still needed (upstream's

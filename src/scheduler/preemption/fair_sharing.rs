@@ -7,7 +7,7 @@
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use super::common::{candidate_order, fill_back, workload_fits};
+use super::common::{candidate_order, fill_back, sort_candidates, workload_fits};
 use super::{Request, Victim};
 use crate::scheduler::decision::PreemptionReason;
 use crate::scheduler::fair_sharing::{Drs, compare, drs};
@@ -23,7 +23,7 @@ pub(super) fn preemptions(view: &View, tree: &mut Tree, req: &Request) -> Vec<Vi
     if candidates.is_empty() {
         return Vec::new();
     }
-    candidates.sort_by(|&a, &b| candidate_order(view, req.cq, a, b));
+    sort_candidates(view, req.cq, &mut candidates, |&wl| wl);
     let node = view.cq_node(req.cq);
     let strategies: Vec<FairSharingStrategy> = view
         .cfg

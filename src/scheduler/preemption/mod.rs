@@ -8,6 +8,8 @@
 //! Classical and fair-sharing preemption share only what is in `common`; fair-sharing
 //! preemption reads shares from [`super::fair_sharing`], which never depends on this module.
 
+use std::cell::RefCell;
+
 mod classical;
 mod common;
 mod fair_sharing;
@@ -46,11 +48,53 @@ pub(crate) fn get_targets(view: &View, tree: &mut Tree, req: &Request) -> Vec<Vi
     }
 }
 
+/// One head's preemption searches, remembered for the rest of its nomination: the flavor
+/// oracle ([`simulate`]) searches first, then nomination searches for the targets of the
+/// assignment, for a single-resource workload the very same request on the same tree. A
+/// memo lives for one head's nomination, in which the tree does not change (every what-if
+/// is undone), so the same request has the same answer.
+#[derive(Debug, Default)]
+pub(crate) struct SearchMemo {
+    last: RefCell<Option<Remembered>>,
+}
+
+#[derive(Debug)]
+struct Remembered {
+    preemptor: WlId,
+    cq: CqId,
+    frs: Vec<FrId>,
+    usage: Vec<(FrId, Amount)>,
+    victims: Vec<Victim>,
+}
+
+impl SearchMemo {
+    /// [`get_targets`], or its answer to the same request last time.
+    pub(crate) fn targets(&self, view: &View, tree: &mut Tree, req: &Request) -> Vec<Victim> {
+        if let Some(r) = self.last.borrow().as_ref()
+            && (r.preemptor, r.cq) == (req.preemptor, req.cq)
+            && r.frs == req.frs
+            && r.usage == req.usage
+        {
+            return r.victims.clone();
+        }
+        let victims = get_targets(view, tree, req);
+        *self.last.borrow_mut() = Some(Remembered {
+            preemptor: req.preemptor,
+            cq: req.cq,
+            frs: req.frs.to_vec(),
+            usage: req.usage.to_vec(),
+            victims: victims.clone(),
+        });
+        victims
+    }
+}
+
 /// Upstream's oracle: can preemption make room for `val` on one (flavor, resource), and
 /// with what borrowing level afterwards?
 pub(crate) fn simulate(
     view: &View,
     tree: &mut Tree,
+    memo: &SearchMemo,
     preemptor: WlId,
     cq: CqId,
     fr: FrId,
@@ -64,7 +108,7 @@ pub(crate) fn simulate(
         frs: &frs,
         usage: &usage,
     };
-    let targets = get_targets(view, tree, &req);
+    let targets = memo.targets(view, tree, &req);
     let node = view.cq_node(cq);
     if targets.is_empty() {
         return Fit {
