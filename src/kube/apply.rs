@@ -7,7 +7,7 @@
 //! before each request), many requests in flight at once (bounded by
 //! `max_in_flight`, so the API server, not the client, sets the pace) and, only when the
 //! configuration asks for it (`clientConnection.qps`/`burst`), a client-side token bucket.
-//! Events go to an [`EventSink`] (a bounded queue and few requests in flight, outside the
+//! Queue status writes have a lane of their own ([`QUEUE_STATUS_IN_FLIGHT`]). Events go to an [`EventSink`] (a bounded queue and few requests in flight, outside the
 //! token bucket), so they never delay a write that admits, evicts or starts something.
 //! Nothing here retries: the caller re-reconciles from the newest state.
 
@@ -70,11 +70,19 @@ impl TokenBucket {
     }
 }
 
+/// ClusterQueue and LocalQueue status writes in flight at once, in a lane of their own: a
+/// round that rewrites a thousand queues' counts must not queue ahead of the writes that
+/// admit or evict (they used to share one first-come first-served limit), and the API
+/// server's pace sets how often a busy queue's status is rewritten.
+pub const QUEUE_STATUS_IN_FLIGHT: usize = 8;
+
 /// Shared by every write of the controller.
 #[derive(Clone)]
 pub struct Writer {
     client: Client,
     in_flight: Arc<Semaphore>,
+    /// The queue status lane ([`QUEUE_STATUS_IN_FLIGHT`]).
+    queue_status_in_flight: Arc<Semaphore>,
     bucket: Option<Arc<TokenBucket>>,
     /// Started with the first Event (it needs the runtime and the fence).
     events: Arc<std::sync::OnceLock<EventSink>>,
@@ -109,6 +117,7 @@ impl Writer {
         Writer {
             client,
             in_flight: Arc::new(Semaphore::new(max_in_flight.max(1))),
+            queue_status_in_flight: Arc::new(Semaphore::new(QUEUE_STATUS_IN_FLIGHT)),
             bucket,
             events: Arc::default(),
             reporter,
@@ -137,8 +146,12 @@ impl Writer {
     /// Waits for a free slot (and a token), then checks the fence: the last thing before the
     /// request goes out.
     async fn gate(&self) -> kube::Result<OwnedSemaphorePermit> {
-        let permit = self
-            .in_flight
+        self.gate_in(&self.in_flight).await
+    }
+
+    /// [`Writer::gate`] through another lane than the main one.
+    async fn gate_in(&self, lane: &Arc<Semaphore>) -> kube::Result<OwnedSemaphorePermit> {
+        let permit = lane
             .clone()
             .acquire_owned()
             .await
@@ -342,7 +355,7 @@ impl Writer {
         name: &str,
         status: &ClusterQueueStatus,
     ) -> kube::Result<ClusterQueue> {
-        let _p = self.gate().await?;
+        let _p = self.gate_in(&self.queue_status_in_flight).await?;
         let body = json!({
             "apiVersion": crate::api::API_VERSION,
             "kind": "ClusterQueue",
@@ -365,7 +378,7 @@ impl Writer {
         name: &str,
         status: &LocalQueueStatus,
     ) -> kube::Result<LocalQueue> {
-        let _p = self.gate().await?;
+        let _p = self.gate_in(&self.queue_status_in_flight).await?;
         let body = json!({
             "apiVersion": crate::api::API_VERSION,
             "kind": "LocalQueue",

@@ -118,6 +118,8 @@ pub struct Model {
     last_valid: last_valid::LastValid,
     /// The queue specs the engine was last built from (a status-only change keeps it).
     queue_specs: config::QueueSpecs,
+    /// A queue changed since `queue_specs` was compared with the cache.
+    queue_specs_stale: bool,
     /// LimitRange defaults and RuntimeClass overheads, for Workload requests.
     requests: RequestContext,
     /// LimitRanges or RuntimeClasses changed: recount every Workload's requests.
@@ -173,6 +175,7 @@ impl Model {
             finalizer_writes: finalizers::FinalizerWrites::default(),
             last_valid: last_valid::LastValid::default(),
             queue_specs: config::QueueSpecs::default(),
+            queue_specs_stale: false,
             requests: RequestContext::default(),
             requests_dirty: true,
             actions: Vec::new(),
@@ -230,6 +233,12 @@ impl Model {
         let mut cx = self.ctx(cache, now);
         if cx.m.lifetimes_dirty {
             cx.forget_gone();
+        }
+        if std::mem::take(&mut cx.m.queue_specs_stale)
+            && !cx.m.config_dirty
+            && cx.m.queue_specs.changed_in(cx.cache)
+        {
+            cx.m.config_dirty = true;
         }
         if cx.m.config_dirty {
             cx.sync_config();
@@ -392,10 +401,8 @@ impl Ctx<'_> {
             (Kind::ClusterQueue | Kind::LocalQueue, _) => {
                 self.m.queues_dirty = true;
                 self.m.lifetimes_dirty = true;
-                if !self.m.config_dirty && config::QueueSpecs::of(self.cache) != self.m.queue_specs
-                {
-                    self.m.config_dirty = true;
-                }
+                // Compared once per turn, not per event.
+                self.m.queue_specs_stale = true;
             }
             (Kind::ResourceFlavor, _) => {
                 self.m.config_dirty = true;

@@ -16,6 +16,8 @@ impl Engine {
     /// An entry per head, with its assignment and targets (or why it cannot have one).
     pub(super) fn nominate(&mut self, heads: &[(CqId, QueueKey)], now: Millis) -> Vec<Entry> {
         let mut entries = Vec::with_capacity(heads.len());
+        // Nomination changes neither the tree nor the workloads: one memo for every head.
+        let searches = SearchMemo::default();
         for &(cq, key) in heads {
             let wl = key.id;
             let mut e = Entry::new(cq, key);
@@ -30,7 +32,7 @@ impl Engine {
                 entries.push(e);
                 continue;
             }
-            let (assigned, targets) = self.assignments(wl, cq, now);
+            let (assigned, targets) = self.assignments_with(wl, cq, now, &searches);
             e.message = assigned.message();
             e.assigned = Some(assigned);
             e.targets = targets;
@@ -45,6 +47,17 @@ impl Engine {
         wl: WlId,
         cq: CqId,
         now: Millis,
+    ) -> (Assigned, Vec<Victim>) {
+        self.assignments_with(wl, cq, now, &SearchMemo::default())
+    }
+
+    /// [`Engine::assignments`] with the searches of earlier heads on the same state.
+    fn assignments_with(
+        &mut self,
+        wl: WlId,
+        cq: CqId,
+        now: Millis,
+        searches: &SearchMemo,
     ) -> (Assigned, Vec<Victim>) {
         let cycle = self.cycle;
         let generation = self.cqs[cq].generation;
@@ -61,13 +74,12 @@ impl Engine {
         let mut tree = std::mem::take(&mut self.tree);
         let result = {
             let view = self.view(now);
-            let searches = SearchMemo::default();
             let assigner = Assigner {
                 view: &view,
                 wl,
                 cq,
                 last: last.as_ref(),
-                searches: &searches,
+                searches,
             };
             let full = assigner.assign(&mut tree, None);
             match full.mode() {

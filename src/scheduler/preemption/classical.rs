@@ -7,12 +7,16 @@
 //! lower priority, most recently reserved) until the preemptor fits, then the set is
 //! minimised by adding victims back in reverse. The tree is restored before returning.
 
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
 use super::common::{fill_back, sort_candidates, workload_fits};
 use super::{Request, Victim};
 use crate::scheduler::decision::PreemptionReason;
 use crate::scheduler::guard::WhatIf;
 use crate::scheduler::id::WlId;
-use crate::scheduler::id::{CqId, NodeId};
+use crate::scheduler::id::{CqId, FrId, NodeId};
 use crate::scheduler::model::PreemptionPolicy;
 use crate::scheduler::tree::Tree;
 use crate::scheduler::view::View;
@@ -38,11 +42,104 @@ impl Variant {
 }
 
 #[derive(Debug, Clone, Copy)]
-struct Candidate {
+pub(super) struct Candidate {
     wl: WlId,
     /// Lowest common ancestor with the preemptor, for validity checks.
     lca: Option<NodeId>,
     variant: Variant,
+}
+
+/// Other ClusterQueues' candidates in one subtree, sorted, shared by every head of a
+/// nomination (the tree and the workloads do not change in it). Only for the policy where
+/// whom a preemptor may take from other queues does not depend on the preemptor:
+/// `reclaimWithinCohort: Any` without `borrowWithinCohort`. Keyed by the subtree, the
+/// subtree skipped (the preemptor's side of it), the hierarchical advantage and the
+/// (flavor, resource) pairs; the lists include the preemptor's own queue, which each
+/// search leaves out.
+#[derive(Debug, Default)]
+pub(super) struct CohortLists {
+    lists: RefCell<BTreeMap<ListKey, Rc<Vec<Candidate>>>>,
+}
+
+type ListKey = (NodeId, Option<NodeId>, bool, Vec<FrId>);
+
+fn preemptor_independent(view: &View, req: &Request) -> bool {
+    let p = &view.cqs[req.cq].spec.preemption;
+    p.reclaim_within_cohort == PreemptionPolicy::Any
+        && p.borrow_within_cohort
+            .as_ref()
+            .is_none_or(|b| !b.lower_priority)
+}
+
+/// Appends the candidates of the subtree `current` (less `skip`) to `out`, from `lists`
+/// when the policy allows sharing them.
+#[allow(clippy::too_many_arguments)]
+fn collect_level(
+    view: &View,
+    tree: &Tree,
+    req: &Request,
+    lists: &CohortLists,
+    current: NodeId,
+    skip: Option<NodeId>,
+    adv: bool,
+    out: &mut Vec<Candidate>,
+) {
+    if !preemptor_independent(view, req) {
+        collect_in_subtree(
+            view,
+            tree,
+            req,
+            current,
+            current,
+            skip,
+            adv,
+            Some(req.cq),
+            out,
+        );
+        return;
+    }
+    let key = (current, skip, adv, req.frs.to_vec());
+    let shared = lists.lists.borrow().get(&key).cloned();
+    let shared = shared.unwrap_or_else(|| {
+        let mut all = Vec::new();
+        collect_in_subtree(view, tree, req, current, current, skip, adv, None, &mut all);
+        // Sorted as seen from another queue (a search leaves its own queue's out).
+        sort_candidates(view, None, &mut all, |c| c.wl);
+        let all = Rc::new(all);
+        lists.lists.borrow_mut().insert(key, all.clone());
+        all
+    });
+    let own = |c: &Candidate| {
+        view.wl(c.wl)
+            .holding
+            .as_ref()
+            .is_some_and(|h| h.cq == req.cq)
+    };
+    #[cfg(debug_assertions)]
+    let from = out.len();
+    out.extend(shared.iter().filter(|c| !own(c)).copied());
+    // Every test (debug builds) checks the shared list against this search's own.
+    #[cfg(debug_assertions)]
+    {
+        let mut fresh = Vec::new();
+        collect_in_subtree(
+            view,
+            tree,
+            req,
+            current,
+            current,
+            skip,
+            adv,
+            Some(req.cq),
+            &mut fresh,
+        );
+        sort_candidates(view, Some(req.cq), &mut fresh, |c| c.wl);
+        let key = |c: &Candidate| (c.wl, c.lca, c.variant);
+        debug_assert!(
+            out[from..].iter().map(key).eq(fresh.iter().map(key)),
+            "a shared candidate list differs from the search's own"
+        );
+    }
 }
 
 fn classify(view: &View, req: &Request, wl: WlId, hierarchical_advantage: bool) -> Option<Variant> {
@@ -100,6 +197,28 @@ fn candidates_of_cq(
     }
 }
 
+/// [`candidates_of_cq`] for a shared list: what [`classify`] says of a workload in another
+/// queue than the preemptor's, under a policy that does not depend on the preemptor.
+fn shared_candidates_of_cq(
+    view: &View,
+    req: &Request,
+    cq: CqId,
+    lca: Option<NodeId>,
+    adv: bool,
+    out: &mut Vec<Candidate>,
+) {
+    let variant = if adv {
+        Variant::HierarchicalReclaim
+    } else {
+        Variant::ReclaimWithoutBorrowing
+    };
+    for &wl in &view.cqs[cq].holding {
+        if view.wl(wl).uses_any(req.frs) {
+            out.push(Candidate { wl, lca, variant });
+        }
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn collect_in_subtree(
     view: &View,
@@ -109,27 +228,47 @@ fn collect_in_subtree(
     subtree_root: NodeId,
     skip: Option<NodeId>,
     adv: bool,
+    leave_out: Option<CqId>,
     out: &mut Vec<Candidate>,
 ) {
     for &child in &tree.nodes[current].child_cohorts {
         if Some(child) == skip || tree.within_nominal_in(child, req.frs) {
             continue;
         }
-        collect_in_subtree(view, tree, req, child, subtree_root, skip, adv, out);
+        collect_in_subtree(
+            view,
+            tree,
+            req,
+            child,
+            subtree_root,
+            skip,
+            adv,
+            leave_out,
+            out,
+        );
     }
-    let own = view.cq_node(req.cq);
+    // No queue left out: a shared list, classified as seen from any other queue.
+    let own = leave_out.map(|cq| view.cq_node(cq));
     for &child in &tree.nodes[current].child_cqs {
-        if child == own || tree.within_nominal_in(child, req.frs) {
+        if Some(child) == own || tree.within_nominal_in(child, req.frs) {
             continue;
         }
         if let Some(cq) = view.cq_of_node[child] {
-            candidates_of_cq(view, req, cq, Some(subtree_root), adv, out);
+            match leave_out {
+                Some(_) => candidates_of_cq(view, req, cq, Some(subtree_root), adv, out),
+                None => shared_candidates_of_cq(view, req, cq, Some(subtree_root), adv, out),
+            }
         }
     }
 }
 
 /// Victims for `req`, or none when classical preemption cannot make it fit.
-pub(super) fn targets(view: &View, tree: &mut Tree, req: &Request) -> Vec<Victim> {
+pub(super) fn targets(
+    view: &View,
+    tree: &mut Tree,
+    req: &Request,
+    lists: &CohortLists,
+) -> Vec<Victim> {
     let cq = &view.cqs[req.cq];
     let node = cq.node;
     let mut same: Vec<Candidate> = Vec::new();
@@ -152,6 +291,7 @@ pub(super) fn targets(view: &View, tree: &mut Tree, req: &Request) -> Vec<Victim
     let only_borrowing = forbidden && !under_nominal;
     let mut hier: Vec<Candidate> = Vec::new();
     let mut prio: Vec<Candidate> = Vec::new();
+    let (mut hier_levels, mut prio_levels) = (0, 0);
     if tree.parent(node).is_some()
         && cq.spec.preemption.reclaim_within_cohort != PreemptionPolicy::Never
     {
@@ -160,8 +300,13 @@ pub(super) fn targets(view: &View, tree: &mut Tree, req: &Request) -> Vec<Victim
         let ancestors: Vec<NodeId> = tree.ancestors(node).collect();
         for current in ancestors {
             if adv || !only_borrowing {
-                let list = if adv { &mut hier } else { &mut prio };
-                collect_in_subtree(view, tree, req, current, current, previous, adv, list);
+                let (list, levels) = if adv {
+                    (&mut hier, &mut hier_levels)
+                } else {
+                    (&mut prio, &mut prio_levels)
+                };
+                collect_level(view, tree, req, lists, current, previous, adv, list);
+                *levels += 1;
             }
             let (fits, rest) = tree.fits_in_quota(current, &remaining);
             remaining = rest;
@@ -169,8 +314,14 @@ pub(super) fn targets(view: &View, tree: &mut Tree, req: &Request) -> Vec<Victim
             previous = Some(current);
         }
     }
-    for list in [&mut same, &mut hier, &mut prio] {
-        sort_candidates(view, req.cq, list, |c| c.wl);
+    sort_candidates(view, Some(req.cq), &mut same, |c| c.wl);
+    // A shared list from one level came sorted; from several, they are merged by sorting.
+    let shared = preemptor_independent(view, req);
+    if !shared || hier_levels > 1 {
+        sort_candidates(view, Some(req.cq), &mut hier, |c| c.wl);
+    }
+    if !shared || prio_levels > 1 {
+        sort_candidates(view, Some(req.cq), &mut prio, |c| c.wl);
     }
     let no_other = hier.is_empty() && prio.is_empty();
     let no_hier = hier.is_empty();

@@ -26,16 +26,25 @@ pub(crate) fn workload_fits(
 /// Upstream's `CandidatesOrdering`: evicted first, other ClusterQueues before the
 /// preemptor's, lower priority, most recently reserved, then UID.
 pub(crate) fn candidate_order(view: &View, preemptor_cq: CqId, a: WlId, b: WlId) -> Ordering {
-    candidate_key(view, preemptor_cq, a).cmp(&candidate_key(view, preemptor_cq, b))
+    let cq = Some(preemptor_cq);
+    candidate_key(view, cq, a).cmp(&candidate_key(view, cq, b))
 }
 
 /// [`candidate_order`] as a value: sorting by keys read once is several times faster than
 /// comparing through the workloads (at 100 queues a cohort, a search sorts a thousand).
-pub(crate) fn candidate_key<'v>(view: &'v View, preemptor_cq: CqId, wl: WlId) -> CandidateKey<'v> {
+/// With no preemptor's queue, every workload counts as in another queue.
+pub(crate) fn candidate_key<'v>(
+    view: &'v View,
+    preemptor_cq: Option<CqId>,
+    wl: WlId,
+) -> CandidateKey<'v> {
     let w = view.wl(wl);
     CandidateKey {
         evicted_first: Reverse(w.evicted),
-        in_preemptor_cq: w.holding.as_ref().is_some_and(|h| h.cq == preemptor_cq),
+        in_preemptor_cq: w
+            .holding
+            .as_ref()
+            .is_some_and(|h| Some(h.cq) == preemptor_cq),
         priority: w.priority(),
         latest_reserved_first: Reverse(w.reserved_at.unwrap_or(view.now)),
         uid: &w.w.uid,
@@ -56,10 +65,10 @@ pub(crate) struct CandidateKey<'v> {
     wl: WlId,
 }
 
-/// `items` sorted in upstream's candidate order.
+/// `items` sorted in upstream's candidate order (see [`candidate_key`] for `preemptor_cq`).
 pub(crate) fn sort_candidates<T: Copy>(
     view: &View,
-    preemptor_cq: CqId,
+    preemptor_cq: Option<CqId>,
     items: &mut Vec<T>,
     wl_of: impl Fn(&T) -> WlId,
 ) {

@@ -23,7 +23,7 @@ pub(super) fn preemptions(view: &View, tree: &mut Tree, req: &Request) -> Vec<Vi
     if candidates.is_empty() {
         return Vec::new();
     }
-    sort_candidates(view, req.cq, &mut candidates, |&wl| wl);
+    sort_candidates(view, Some(req.cq), &mut candidates, |&wl| wl);
     let node = view.cq_node(req.cq);
     let strategies: Vec<FairSharingStrategy> = view
         .cfg

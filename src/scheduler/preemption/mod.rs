@@ -39,23 +39,31 @@ pub(crate) struct Request<'r> {
     pub usage: &'r [(FrId, Amount)],
 }
 
-/// Victims for `req`, or none when preemption can't make it fit.
-pub(crate) fn get_targets(view: &View, tree: &mut Tree, req: &Request) -> Vec<Victim> {
+/// Victims for `req`, or none when preemption can't make it fit. `lists` may be shared by
+/// every search of a nomination, on one tree.
+fn get_targets(
+    view: &View,
+    tree: &mut Tree,
+    req: &Request,
+    lists: &classical::CohortLists,
+) -> Vec<Victim> {
     if view.fair_sharing() {
         fair_sharing::preemptions(view, tree, req)
     } else {
-        classical::targets(view, tree, req)
+        classical::targets(view, tree, req, lists)
     }
 }
 
-/// One head's preemption searches, remembered for the rest of its nomination: the flavor
-/// oracle ([`simulate`]) searches first, then nomination searches for the targets of the
-/// assignment, for a single-resource workload the very same request on the same tree. A
-/// memo lives for one head's nomination, in which the tree does not change (every what-if
-/// is undone), so the same request has the same answer.
+/// The preemption searches of one nomination (one head's, or every head's of a cycle),
+/// remembered for the rest of it: the flavor oracle ([`simulate`]) searches first, then
+/// nomination searches for the targets of the assignment, for a single-resource workload
+/// the very same request; and every head of a cohort sorts the same candidates from other
+/// queues. A memo lives while the tree and the workloads do not change (every what-if is
+/// undone), so the same request has the same answer.
 #[derive(Debug, Default)]
 pub(crate) struct SearchMemo {
     last: RefCell<Option<Remembered>>,
+    lists: classical::CohortLists,
 }
 
 #[derive(Debug)]
@@ -77,7 +85,7 @@ impl SearchMemo {
         {
             return r.victims.clone();
         }
-        let victims = get_targets(view, tree, req);
+        let victims = get_targets(view, tree, req, &self.lists);
         *self.last.borrow_mut() = Some(Remembered {
             preemptor: req.preemptor,
             cq: req.cq,
