@@ -341,6 +341,9 @@ pub(super) fn targets(
         &[true, false]
     };
     for &allow_borrowing in attempts {
+        if !allow_borrowing && !can_stop_borrowing(view, tree, req, &same) {
+            continue;
+        }
         let mut without = WhatIf::new(tree);
         let mut targets: Vec<Candidate> = Vec::new();
         for c in &all {
@@ -362,6 +365,21 @@ pub(super) fn targets(
         }
     }
     Vec::new()
+}
+
+/// Can the preemptor's queue stop borrowing for the request at all? Only taking out its
+/// own workloads lowers its usage, and a search without borrowing takes out every one of
+/// them before it gives up: if the request still borrows with all of them out, that search
+/// cannot succeed, and walking the cohort's candidates for it is skipped.
+fn can_stop_borrowing(view: &View, tree: &mut Tree, req: &Request, same: &[Candidate]) -> bool {
+    let node = view.cq_node(req.cq);
+    let mut without_own = WhatIf::new(tree);
+    for c in same {
+        without_own.take_out(view, c.wl);
+    }
+    req.usage
+        .iter()
+        .all(|&(fr, v)| !without_own.borrowing_with(node, fr, v))
 }
 
 fn candidate_is_valid(
