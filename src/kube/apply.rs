@@ -7,8 +7,9 @@
 //! before each request), many requests in flight at once (bounded by
 //! `max_in_flight`, so the API server, not the client, sets the pace) and, only when the
 //! configuration asks for it (`clientConnection.qps`/`burst`), a client-side token bucket.
-//! Queue status writes have a lane of their own ([`QUEUE_STATUS_IN_FLIGHT`]). Events go to an [`EventSink`] (a bounded queue and few requests in flight, outside the
-//! token bucket), so they never delay a write that admits, evicts or starts something.
+//! Queue status writes have a lane of their own ([`QUEUE_STATUS_IN_FLIGHT`]). Events go to
+//! an [`EventSink`] (a bounded queue and few requests in flight, outside the token bucket),
+//! so they never delay a write that admits, evicts or starts something.
 //! Nothing here retries: the caller re-reconciles from the newest state.
 
 use std::sync::Arc;

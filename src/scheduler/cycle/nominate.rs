@@ -16,7 +16,7 @@ impl Engine {
     /// An entry per head, with its assignment and targets (or why it cannot have one).
     pub(super) fn nominate(&mut self, heads: &[(CqId, QueueKey)], now: Millis) -> Vec<Entry> {
         let mut entries = Vec::with_capacity(heads.len());
-        // Nomination changes neither the tree nor the workloads: one memo for every head.
+        // Nomination changes neither the tree nor what workloads hold: one memo for all heads.
         let searches = SearchMemo::default();
         for &(cq, key) in heads {
             let wl = key.id;
