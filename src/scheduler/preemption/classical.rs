@@ -84,7 +84,8 @@ fn collect_level(
     adv: bool,
     out: &mut Vec<Candidate>,
 ) {
-    if !preemptor_independent(view, req) {
+    // This search's own list, unsorted: the preemptor's queue left out.
+    let own_list = |out: &mut Vec<Candidate>| {
         collect_in_subtree(
             view,
             tree,
@@ -95,7 +96,10 @@ fn collect_level(
             adv,
             Some(req.cq),
             out,
-        );
+        )
+    };
+    if !preemptor_independent(view, req) {
+        own_list(out);
         return;
     }
     let key = (current, skip, adv, req.frs.to_vec());
@@ -122,17 +126,7 @@ fn collect_level(
     #[cfg(debug_assertions)]
     {
         let mut fresh = Vec::new();
-        collect_in_subtree(
-            view,
-            tree,
-            req,
-            current,
-            current,
-            skip,
-            adv,
-            Some(req.cq),
-            &mut fresh,
-        );
+        own_list(&mut fresh);
         sort_candidates(view, Some(req.cq), &mut fresh, |c| c.wl);
         let key = |c: &Candidate| (c.wl, c.lca, c.variant);
         debug_assert!(
@@ -182,38 +176,30 @@ fn classify(view: &View, req: &Request, wl: WlId, hierarchical_advantage: bool) 
     })
 }
 
+/// The holders of `cq` that are candidates for `req`, as [`classify`] says; with `shared`,
+/// as it says of a workload in another queue than the preemptor's under a policy that does
+/// not depend on the preemptor (see [`CohortLists`]).
 fn candidates_of_cq(
     view: &View,
     req: &Request,
     cq: CqId,
     lca: Option<NodeId>,
     adv: bool,
+    shared: bool,
     out: &mut Vec<Candidate>,
 ) {
-    for &wl in &view.cqs[cq].holding {
-        if let Some(variant) = classify(view, req, wl, adv) {
-            out.push(Candidate { wl, lca, variant });
-        }
-    }
-}
-
-/// [`candidates_of_cq`] for a shared list: what [`classify`] says of a workload in another
-/// queue than the preemptor's, under a policy that does not depend on the preemptor.
-fn shared_candidates_of_cq(
-    view: &View,
-    req: &Request,
-    cq: CqId,
-    lca: Option<NodeId>,
-    adv: bool,
-    out: &mut Vec<Candidate>,
-) {
-    let variant = if adv {
+    let other_queue = if adv {
         Variant::HierarchicalReclaim
     } else {
         Variant::ReclaimWithoutBorrowing
     };
     for &wl in &view.cqs[cq].holding {
-        if view.wl(wl).uses_any(req.frs) {
+        let variant = if shared {
+            view.wl(wl).uses_any(req.frs).then_some(other_queue)
+        } else {
+            classify(view, req, wl, adv)
+        };
+        if let Some(variant) = variant {
             out.push(Candidate { wl, lca, variant });
         }
     }
@@ -254,10 +240,8 @@ fn collect_in_subtree(
             continue;
         }
         if let Some(cq) = view.cq_of_node[child] {
-            match leave_out {
-                Some(_) => candidates_of_cq(view, req, cq, Some(subtree_root), adv, out),
-                None => shared_candidates_of_cq(view, req, cq, Some(subtree_root), adv, out),
-            }
+            let shared = leave_out.is_none();
+            candidates_of_cq(view, req, cq, Some(subtree_root), adv, shared, out);
         }
     }
 }
@@ -273,7 +257,7 @@ pub(super) fn targets(
     let node = cq.node;
     let mut same: Vec<Candidate> = Vec::new();
     if cq.spec.preemption.within_cluster_queue != PreemptionPolicy::Never {
-        candidates_of_cq(view, req, req.cq, None, false, &mut same);
+        candidates_of_cq(view, req, req.cq, None, false, false, &mut same);
     }
     let forbidden = cq
         .spec
