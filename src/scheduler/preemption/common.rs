@@ -102,7 +102,7 @@ pub(crate) fn fill_back<'u, T>(
     let mut i = targets.len() - 1;
     while i > 0 {
         i -= 1;
-        what_if.put_back(wl_of(&targets[i]));
+        what_if.put_back(view, wl_of(&targets[i]));
         if workload_fits(view, what_if, req, allow_borrowing) {
             let last = targets.len() - 1;
             targets.swap(i, last);
