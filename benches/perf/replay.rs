@@ -10,12 +10,12 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 use std::time::Instant;
 
-use kubectl_kueue::scheduler::Engine;
 use kubectl_kueue::scheduler::decision::Decision;
 use kubectl_kueue::scheduler::key::WorkloadKey;
 use kubectl_kueue::scheduler::labels::LabelSelector;
 use kubectl_kueue::scheduler::model::*;
 use kubectl_kueue::scheduler::quantity::Amount;
+use kubectl_kueue::scheduler::{Engine, EquivalentDecisions};
 
 use super::scenario::{Arrival, Scenario};
 use super::stats::{ReplaySummary, usage_fraction};
@@ -93,6 +93,9 @@ fn workload(a: &Arrival, order: u64) -> Workload {
 
 pub fn replay(s: &Scenario, schedule: &[Arrival]) -> Replay {
     let mut engine = Engine::new(cluster_state(s));
+    // As `run-controller` runs it: a parked equivalent's Pending decision only when it says
+    // something new.
+    engine.set_equivalent_decisions(EquivalentDecisions::OnChange);
     let index: BTreeMap<WorkloadKey, usize> = schedule
         .iter()
         .enumerate()
