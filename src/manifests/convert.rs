@@ -14,6 +14,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::core::v1::PodSpec;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
 use super::error::{InputError, Origin};
@@ -25,7 +26,7 @@ use super::requests::{self, RequestContext};
 use super::sources::{KueueKind, V1beta2Feature};
 use crate::api::config::Configuration;
 use crate::api::workload_status::condition;
-use crate::api::{self, ClusterQueue, Cohort, ResourceFlavor, Workload};
+use crate::api::{self, ClusterQueue, Cohort, ResourceFlavor, Workload, WorkloadStatus};
 use crate::scheduler::model::{
     self as m, BorrowWithinCohort, ClusterState, FairSharingConfig, FairSharingStrategy,
     FlavorFungibility, FlavorQuotas, Millis, MissingSelector, QuotaCheckStrategy, ResourceGroup,
@@ -411,7 +412,8 @@ pub fn workload(
         origin: ctx_origin,
         object: id("Workload", Some(&ns), &name),
     };
-    let status = wl.status.clone().unwrap_or_default();
+    let no_status = WorkloadStatus::default();
+    let status = wl.status.as_ref().unwrap_or(&no_status);
     let cond_true = |t: &str| status.condition_is_true(t);
     let mut queue_time = wl.metadata.creation_timestamp.as_ref().map_or(now, millis);
     if let Some(ev) = status
@@ -438,16 +440,16 @@ pub fn workload(
                 "{path}.topologyRequest (topology-aware scheduling)"
             ));
         }
-        let spec = ps.template.spec.clone().unwrap_or_default();
-        pod::check_affinity_operators(&spec, &format!("{path}.template.spec")).map_err(|b| {
+        let no_spec = PodSpec::default();
+        let spec = ps.template.spec.as_ref().unwrap_or(&no_spec);
+        pod::check_affinity_operators(spec, &format!("{path}.template.spec")).map_err(|b| {
             ctx.err(
                 b.field.clone(),
                 b.message("In, NotIn, Exists, DoesNotExist, Gt, Lt"),
             )
         })?;
-        let counted =
-            requests::pod_requests(&spec, &ns, &format!("{path}.template.spec"), requests)
-                .map_err(|e| ctx.err(e.field, e.error.to_string()))?;
+        let counted = requests::pod_requests(spec, &ns, &format!("{path}.template.spec"), requests)
+            .map_err(|e| ctx.err(e.field, e.error.to_string()))?;
         invalid_requests.extend(counted.problems);
         let mut per_pod = counted.per_pod;
         per_pod.retain(|r, _| !exclude_prefixes.iter().any(|p| r.starts_with(p.as_str())));
@@ -463,7 +465,7 @@ pub fn workload(
             min_count: ps.min_count,
             per_pod,
             node_selector: spec.node_selector.clone().unwrap_or_default(),
-            required_affinity: pod::required_affinity(&spec),
+            required_affinity: pod::required_affinity(spec),
             tolerations: pod::tolerations(spec.tolerations.as_deref().unwrap_or_default()),
         });
     }
