@@ -54,7 +54,7 @@ impl Cache for Stores {
         Stores::job(self, key)
     }
     fn workloads(&self) -> Vec<Arc<Workload>> {
-        self.workloads.state()
+        self.all_workloads()
     }
     fn jobs(&self) -> Vec<Arc<Job>> {
         self.jobs.state()

@@ -15,6 +15,7 @@ pub mod lease;
 pub mod objects;
 pub mod server;
 pub mod snapshot;
+pub mod stored;
 pub mod versions;
 pub mod watch;
 

@@ -9,8 +9,8 @@
 //! `metadata.managedFields` is dropped before an object enters a store, as controller-runtime's
 //! cache does for upstream: the controller never reads it, and it is most of a Workload's size.
 //! Workloads, queues and Jobs, which change most, are decoded without it ([`Lean`]), the rest
-//! decoded whole and stripped. A finished Workload is kept without its pod templates
-//! (`compact_finished`).
+//! decoded whole and stripped. Workloads are stored with their pod sets as text
+//! ([`StoredWorkload`]), finished ones without pod templates at all (`compact_finished`).
 
 use std::fmt::Debug;
 use std::sync::Arc;
@@ -30,6 +30,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio::task::JoinHandle;
 
 use super::lean::{Lean, Parts};
+use super::stored::StoredWorkload;
 use crate::api::{
     ClusterQueue, Cohort, LocalQueue, ResourceFlavor, Workload, WorkloadPriorityClass,
 };
@@ -116,7 +117,7 @@ pub struct Stores {
     pub cluster_queues: Store<ClusterQueue>,
     pub local_queues: Store<LocalQueue>,
     pub priority_classes: Store<WorkloadPriorityClass>,
-    pub workloads: Store<Workload>,
+    pub workloads: Store<StoredWorkload>,
     pub namespaces: Store<Namespace>,
     pub jobs: Store<Job>,
     pub nodes: Store<PartialObjectMeta<Node>>,
@@ -177,9 +178,20 @@ impl Stores {
         Ok(())
     }
 
+    /// The Workload as last seen (rebuilt from the store's compact form).
     pub fn workload(&self, key: &WorkloadKey) -> Option<Arc<Workload>> {
         self.workloads
             .get(&ObjectRef::new(&key.name).within(&key.namespace))
+            .map(|w| Arc::new(w.workload()))
+    }
+
+    /// Every Workload as last seen (each rebuilt: for the rare whole-store look).
+    pub fn all_workloads(&self) -> Vec<Arc<Workload>> {
+        self.workloads
+            .state()
+            .iter()
+            .map(|w| Arc::new(w.workload()))
+            .collect()
     }
 
     pub fn job(&self, key: &ObjectKey) -> Option<Arc<Job>> {
@@ -231,7 +243,7 @@ pub async fn start(
         tx.clone(),
     );
     tasks.push(t);
-    let (workloads, t) = spawn_lean(client, cfg(), Kind::Workload, compact_finished, tx.clone());
+    let (workloads, t) = spawn_lean(client, cfg(), Kind::Workload, store_workload, tx.clone());
     tasks.push(t);
     let (namespaces, t) = spawn(Api::all(client.clone()), cfg(), Kind::Namespace, tx.clone());
     tasks.push(t);
@@ -318,30 +330,39 @@ where
     (reader, tokio::spawn(forward(stream, kind, tx)))
 }
 
-/// [`spawn`] for a kind decoded without its managed fields; `compact` trims each object
-/// before the store keeps it.
-fn spawn_lean<K>(
+/// [`spawn`] for a kind decoded without its managed fields; the store keeps each object as
+/// `store_as` makes it.
+fn spawn_lean<K, S>(
     client: &Client,
     cfg: watcher::Config,
     kind: Kind,
-    compact: fn(&mut K),
+    store_as: fn(K) -> S,
     tx: UnboundedSender<WatchMsg>,
-) -> (Store<K>, JoinHandle<()>)
+) -> (Store<S>, JoinHandle<()>)
 where
     K: Parts + Clone + Debug + Send + Sync + 'static,
+    S: Resource<DynamicType = ()> + Clone + Debug + Send + Sync + 'static,
 {
     let (reader, writer) = reflector::store();
     let api: Api<Lean<K>> = Api::all(client.clone());
     let objects = watcher(api, cfg)
         .default_backoff()
-        .map(|ev| ev.map(unwrap_event))
-        .modify(compact);
+        .map(move |ev| ev.map(|e| unwrap_event(e, store_as)));
     let stream = reflector::reflector(writer, objects);
     (reader, tokio::spawn(forward(stream, kind, tx)))
 }
 
 /// Keeps an object as decoded.
-fn keep<K>(_: &mut K) {}
+fn keep<K>(o: K) -> K {
+    o
+}
+
+/// A Workload as the store keeps it: finished ones without pod templates, and pod sets as
+/// text ([`StoredWorkload`]).
+fn store_workload(mut wl: Workload) -> StoredWorkload {
+    compact_finished(&mut wl);
+    StoredWorkload::new(wl)
+}
 
 /// A finished Workload keeps its pod sets' names and counts but not their pod templates.
 ///
@@ -363,12 +384,12 @@ fn compact_finished(wl: &mut Workload) {
     }
 }
 
-fn unwrap_event<K>(e: watcher::Event<Lean<K>>) -> watcher::Event<K> {
+fn unwrap_event<K, S>(e: watcher::Event<Lean<K>>, store_as: fn(K) -> S) -> watcher::Event<S> {
     match e {
-        watcher::Event::Apply(o) => watcher::Event::Apply(o.0),
-        watcher::Event::Delete(o) => watcher::Event::Delete(o.0),
+        watcher::Event::Apply(o) => watcher::Event::Apply(store_as(o.0)),
+        watcher::Event::Delete(o) => watcher::Event::Delete(store_as(o.0)),
         watcher::Event::Init => watcher::Event::Init,
-        watcher::Event::InitApply(o) => watcher::Event::InitApply(o.0),
+        watcher::Event::InitApply(o) => watcher::Event::InitApply(store_as(o.0)),
         watcher::Event::InitDone => watcher::Event::InitDone,
     }
 }

@@ -116,13 +116,13 @@ impl Hub {
 /// The loop's answer to `q` from its engine and its Workload cache.
 pub fn answer(
     engine: &Engine,
-    workloads: &kube::runtime::reflector::Store<crate::api::Workload>,
+    workloads: &kube::runtime::reflector::Store<crate::kube::stored::StoredWorkload>,
     q: Question,
 ) {
     let lookup = |ns: &str, name: &str| {
         workloads
             .get(&kube::runtime::reflector::ObjectRef::new(name).within(ns))
-            .map(|w| item_metadata(&w.metadata))
+            .map(|w| item_metadata(w.metadata()))
     };
     let _ = q
         .reply
