@@ -53,8 +53,11 @@ impl Cache for Stores {
     fn job(&self, key: &ObjectKey) -> Option<Arc<Job>> {
         Stores::job(self, key)
     }
-    fn workloads(&self) -> Vec<Arc<Workload>> {
-        self.all_workloads()
+    fn has_workload(&self, key: &WorkloadKey) -> bool {
+        Stores::has_workload(self, key)
+    }
+    fn workload_keys(&self) -> Vec<WorkloadKey> {
+        Stores::workload_keys(self)
     }
     fn jobs(&self) -> Vec<Arc<Job>> {
         self.jobs.state()

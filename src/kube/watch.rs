@@ -185,12 +185,17 @@ impl Stores {
             .map(|w| Arc::new(w.workload()))
     }
 
-    /// Every Workload as last seen (each rebuilt: for the rare whole-store look).
-    pub fn all_workloads(&self) -> Vec<Arc<Workload>> {
+    pub fn has_workload(&self, key: &WorkloadKey) -> bool {
+        self.workloads
+            .get(&ObjectRef::new(&key.name).within(&key.namespace))
+            .is_some()
+    }
+
+    pub fn workload_keys(&self) -> Vec<WorkloadKey> {
         self.workloads
             .state()
             .iter()
-            .map(|w| Arc::new(w.workload()))
+            .map(|w| ObjectKey::workload(w.metadata()))
             .collect()
     }
 

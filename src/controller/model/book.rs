@@ -171,7 +171,7 @@ impl Ctx<'_> {
 
     /// The Workload as it will be once its pending write lands (the plan's status).
     pub(super) fn effective_workload(&mut self, key: &WorkloadKey) -> Option<Workload> {
-        let mut w = (*self.latest_workload(key)?).clone();
+        let mut w = Arc::unwrap_or_clone(self.latest_workload(key)?);
         if let Some(b) = self.m.wls.get(key)
             && let Some(st) = b.plan.as_ref().or(b.sending.as_ref()).map(|p| &p.status)
         {

@@ -22,8 +22,10 @@ use crate::scheduler::key::WorkloadKey;
 /// Read access to every kind the controller watches.
 pub trait Cache {
     fn workload(&self, key: &WorkloadKey) -> Option<Arc<Workload>>;
+    /// Whether the Workload is there (cheaper than reading it).
+    fn has_workload(&self, key: &WorkloadKey) -> bool;
     fn job(&self, key: &ObjectKey) -> Option<Arc<Job>>;
-    fn workloads(&self) -> Vec<Arc<Workload>>;
+    fn workload_keys(&self) -> Vec<WorkloadKey>;
     fn jobs(&self) -> Vec<Arc<Job>>;
     fn flavors(&self) -> Vec<Arc<ResourceFlavor>>;
     fn cohorts(&self) -> Vec<Arc<Cohort>>;
@@ -108,8 +110,11 @@ impl Cache for MemoryCache {
     fn job(&self, key: &ObjectKey) -> Option<Arc<Job>> {
         self.jobs.get(key).cloned()
     }
-    fn workloads(&self) -> Vec<Arc<Workload>> {
-        self.workloads.values().cloned().collect()
+    fn has_workload(&self, key: &WorkloadKey) -> bool {
+        self.workloads.contains_key(key)
+    }
+    fn workload_keys(&self) -> Vec<WorkloadKey> {
+        self.workloads.keys().cloned().collect()
     }
     fn jobs(&self) -> Vec<Arc<Job>> {
         self.jobs.values().cloned().collect()

@@ -230,7 +230,7 @@ impl Ctx<'_> {
                     }
                 }
                 self.m.owned.insert(job_key.clone(), key.clone());
-                let unseen = self.cache.workload(&key).is_none();
+                let unseen = !self.cache.has_workload(&key);
                 let book = self.book(&key);
                 book.overlay = Some(Arc::new(wl));
                 book.unseen = unseen;

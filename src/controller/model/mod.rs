@@ -196,8 +196,8 @@ impl Model {
     pub fn start(&mut self, cache: &dyn Cache, now: Now) {
         let mut cx = self.ctx(cache, now);
         cx.sync_config();
-        for w in cache.workloads() {
-            cx.m.dirty_wls.insert(ObjectKey::workload(&w.metadata));
+        for key in cache.workload_keys() {
+            cx.m.dirty_wls.insert(key);
         }
         for j in cache.jobs() {
             cx.m.dirty_jobs.insert(ObjectKey::namespaced(&j.metadata));
@@ -285,12 +285,7 @@ impl Model {
 impl Ctx<'_> {
     /// Every Workload in the cache gets looked at again on this turn.
     fn mark_every_cached_workload_dirty(&mut self) {
-        let all: Vec<WorkloadKey> = self
-            .cache
-            .workloads()
-            .iter()
-            .map(|w| ObjectKey::workload(&w.metadata))
-            .collect();
+        let all = self.cache.workload_keys();
         self.m.dirty_wls.extend(all);
     }
 
@@ -356,7 +351,7 @@ impl Ctx<'_> {
             (Kind::Workload, Some(k)) => {
                 let k = workload_key(&k);
                 // Reported but not in the store: deleted. Our copy of it goes too.
-                if self.cache.workload(&k).is_none()
+                if !self.cache.has_workload(&k)
                     && let Some(b) = self.m.wls.get_mut(&k)
                 {
                     b.overlay = None;
