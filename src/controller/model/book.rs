@@ -147,8 +147,18 @@ pub fn owner_job(wl: &Workload) -> Option<ObjectKey> {
 }
 
 impl Ctx<'_> {
+    /// The cache's copy (read once per turn: the cache does not change during one).
+    fn cached_workload(&mut self, key: &WorkloadKey) -> Option<Arc<Workload>> {
+        if let Some(w) = self.read.get(key) {
+            return w.clone();
+        }
+        let w = self.cache.workload(key);
+        self.read.insert(key.clone(), w.clone());
+        w
+    }
+
     pub(super) fn latest_workload(&mut self, key: &WorkloadKey) -> Option<Arc<Workload>> {
-        let store = self.cache.workload(key);
+        let store = self.cached_workload(key);
         match self.m.wls.get_mut(key) {
             Some(b) => {
                 if store.is_some() {

@@ -42,6 +42,7 @@ pub mod sync;
 pub mod workloads;
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 use std::time::Instant;
 
 use k8s_openapi::api::core::v1::ObjectReference;
@@ -51,6 +52,7 @@ pub use cache::{Cache, MemoryCache};
 pub use plan::{Action, Effect, EventText, Input, Now, StatusWrite, WriteError, WriteResult};
 pub use workloads::BACKGROUND_IN_FLIGHT;
 
+use crate::api::Workload;
 use crate::api::config::Configuration;
 use crate::integration::job::ManagedJobs;
 use crate::kube::watch::Kind;
@@ -133,6 +135,9 @@ pub(crate) struct Ctx<'a> {
     m: &'a mut Model,
     cache: &'a dyn Cache,
     now: Now,
+    /// Workloads read from the cache during this turn: the watch store keeps them compact
+    /// and rebuilds one on every read, and a turn reads the same Workload several times.
+    read: BTreeMap<WorkloadKey, Option<Arc<Workload>>>,
 }
 
 /// A namespaced watch key as a Workload key (the default-namespace rule of
@@ -187,6 +192,7 @@ impl Model {
             m: self,
             cache,
             now,
+            read: BTreeMap::new(),
         }
     }
 
