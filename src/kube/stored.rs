@@ -5,7 +5,7 @@
 //! over 4 KiB before any of its strings. A cluster holds thousands of pending Workloads (at
 //! upstream's baseline shape, 15,000 at once), and the controller reads a Workload's pods only
 //! when it converts it for the scheduler or compares it with its Job. Kept as the JSON they
-//! came from, the same pod sets take a few hundred bytes, decoded again on each read.
+//! encode to, the same pod sets take a few hundred bytes, decoded again on each read.
 //!
 //! Invariants: [`StoredWorkload::workload`] returns exactly the Workload it was made from (the
 //! text is checked to decode back to the same pod sets when stored; where it would not, the
