@@ -178,17 +178,18 @@ impl Stores {
         Ok(())
     }
 
-    /// The Workload as last seen (rebuilt from the store's compact form).
-    pub fn workload(&self, key: &WorkloadKey) -> Option<Arc<Workload>> {
+    fn stored_workload(&self, key: &WorkloadKey) -> Option<Arc<StoredWorkload>> {
         self.workloads
             .get(&ObjectRef::new(&key.name).within(&key.namespace))
-            .map(|w| Arc::new(w.workload()))
+    }
+
+    /// The Workload as last seen (rebuilt from the store's compact form).
+    pub fn workload(&self, key: &WorkloadKey) -> Option<Arc<Workload>> {
+        self.stored_workload(key).map(|w| Arc::new(w.workload()))
     }
 
     pub fn has_workload(&self, key: &WorkloadKey) -> bool {
-        self.workloads
-            .get(&ObjectRef::new(&key.name).within(&key.namespace))
-            .is_some()
+        self.stored_workload(key).is_some()
     }
 
     pub fn workload_keys(&self) -> Vec<WorkloadKey> {
