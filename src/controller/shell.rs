@@ -50,6 +50,9 @@ impl Cache for Stores {
     fn workload(&self, key: &WorkloadKey) -> Option<Arc<Workload>> {
         Stores::workload(self, key)
     }
+    fn workload_head(&self, key: &WorkloadKey) -> Option<Arc<Workload>> {
+        Stores::workload_head(self, key)
+    }
     fn job(&self, key: &ObjectKey) -> Option<Arc<Job>> {
         Stores::job(self, key)
     }

@@ -23,6 +23,7 @@ use kube::{Client, Resource};
 use serde_json::{Value, json};
 use tokio::sync::{Mutex, OwnedSemaphorePermit, Semaphore};
 
+use super::discard::Discard;
 use super::events::{EventSink, Outgoing, Reporter};
 use super::lean::{Lean, Parts};
 use super::lease::Fence;
@@ -188,15 +189,18 @@ impl Writer {
             accumulated_past_execution_time_seconds: status.accumulated_past_execution_time_seconds,
             ..Default::default()
         };
-        let mut body = json!({
-            "apiVersion": crate::api::API_VERSION,
-            "kind": "Workload",
-            "metadata": { "name": name, "namespace": ns, "uid": wl.metadata.uid },
-            "status": owned,
-        });
-        if let Some(rv) = &wl.metadata.resource_version {
-            body["metadata"]["resourceVersion"] = json!(rv);
-        }
+        // Encoded straight from the status (no JSON tree in between).
+        let body = StatusApply {
+            api_version: crate::api::API_VERSION,
+            kind: "Workload",
+            metadata: ApplyMeta {
+                name: &name,
+                namespace: &ns,
+                uid: wl.metadata.uid.as_deref(),
+                resource_version: wl.metadata.resource_version.as_deref(),
+            },
+            status: &owned,
+        };
         lean_api::<Workload>(&self.client, &ns)
             .patch_status(
                 &name,
@@ -355,7 +359,7 @@ impl Writer {
         &self,
         name: &str,
         status: &ClusterQueueStatus,
-    ) -> kube::Result<ClusterQueue> {
+    ) -> kube::Result<()> {
         let _p = self.gate_in(&self.queue_status_in_flight).await?;
         let body = json!({
             "apiVersion": crate::api::API_VERSION,
@@ -363,14 +367,15 @@ impl Writer {
             "metadata": { "name": name },
             "status": status,
         });
-        let api: Api<Lean<ClusterQueue>> = Api::all(self.client.clone());
+        // The answer is not read: the watch brings the queue.
+        let api: Api<Discard<ClusterQueue>> = Api::all(self.client.clone());
         api.patch_status(
             name,
             &PatchParams::apply(QUEUE_STATUS_MANAGER).force(),
             &Patch::Apply(&body),
         )
         .await
-        .map(|o| o.0)
+        .map(|_| ())
     }
 
     pub async fn apply_local_queue_status(
@@ -378,7 +383,7 @@ impl Writer {
         namespace: &str,
         name: &str,
         status: &LocalQueueStatus,
-    ) -> kube::Result<LocalQueue> {
+    ) -> kube::Result<()> {
         let _p = self.gate_in(&self.queue_status_in_flight).await?;
         let body = json!({
             "apiVersion": crate::api::API_VERSION,
@@ -386,14 +391,15 @@ impl Writer {
             "metadata": { "name": name, "namespace": namespace },
             "status": status,
         });
-        lean_api::<LocalQueue>(&self.client, namespace)
+        // The answer is not read: the watch brings the queue.
+        Api::<Discard<LocalQueue>>::namespaced(self.client.clone(), namespace)
             .patch_status(
                 name,
                 &PatchParams::apply(QUEUE_STATUS_MANAGER).force(),
                 &Patch::Apply(&body),
             )
             .await
-            .map(|o| o.0)
+            .map(|_| ())
     }
 
     /// Events queued or being published (0 before the first).
@@ -429,6 +435,28 @@ fn without_managed_fields<K: Resource>(mut o: K) -> K {
 }
 
 /// A namespace's `K`s, answers decoded without their managed fields at all ([`Lean`]).
+/// A server-side apply body for an object's status.
+#[derive(Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct StatusApply<'a, S> {
+    api_version: &'a str,
+    kind: &'a str,
+    metadata: ApplyMeta<'a>,
+    status: &'a S,
+}
+
+/// The metadata of [`StatusApply`]: `uid` always (null when unknown), `resourceVersion`
+/// when known.
+#[derive(Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ApplyMeta<'a> {
+    name: &'a str,
+    namespace: &'a str,
+    uid: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resource_version: Option<&'a str>,
+}
+
 fn lean_api<K: Parts<Scope = NamespaceResourceScope>>(client: &Client, ns: &str) -> Api<Lean<K>> {
     Api::namespaced(client.clone(), ns)
 }

@@ -6,6 +6,7 @@
 
 pub mod apply;
 pub mod client;
+pub mod discard;
 pub mod events;
 pub mod fenced_io;
 pub mod install;

@@ -13,6 +13,7 @@
 //! them directly. Data in: a decoded Workload; data out: the same Workload.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::Resource;
@@ -23,33 +24,34 @@ use crate::api::{PodSet, Workload};
 #[derive(Clone, Debug)]
 pub struct StoredWorkload {
     /// The Workload, with `spec.podSets` empty when `pod_sets` holds them.
-    head: Workload,
+    head: Arc<Workload>,
     /// `spec.podSets` as JSON.
     pod_sets: Option<Box<str>>,
 }
 
 impl StoredWorkload {
     pub fn new(mut wl: Workload) -> StoredWorkload {
+        shrink(&mut wl);
         let text = serde_json::to_string(&wl.spec.pod_sets).ok();
         let round_trips = text.as_deref().is_some_and(|t| {
             serde_json::from_str::<Vec<PodSet>>(t).is_ok_and(|back| back == wl.spec.pod_sets)
         });
         if !round_trips {
             return StoredWorkload {
-                head: wl,
+                head: Arc::new(wl),
                 pod_sets: None,
             };
         }
         wl.spec.pod_sets = Vec::new();
         StoredWorkload {
-            head: wl,
+            head: Arc::new(wl),
             pod_sets: text.map(String::into_boxed_str),
         }
     }
 
     /// The Workload it was made from.
     pub fn workload(&self) -> Workload {
-        let mut wl = self.head.clone();
+        let mut wl = (*self.head).clone();
         if let Some(text) = &self.pod_sets {
             wl.spec.pod_sets = serde_json::from_str(text)
                 .expect("a stored Workload's pod sets were checked to decode when stored");
@@ -57,8 +59,36 @@ impl StoredWorkload {
         wl
     }
 
+    /// The Workload without rebuilding its pod sets: `spec.podSets` may be empty. For
+    /// readers of its metadata, spec and status only.
+    pub fn head(&self) -> Arc<Workload> {
+        self.head.clone()
+    }
+
     pub fn metadata(&self) -> &ObjectMeta {
         &self.head.metadata
+    }
+}
+
+/// Gives back the spare capacity decoding left in the lists a stored Workload keeps for
+/// long: a decoded list grows by doubling (a one-condition list holds room for four
+/// conditions, 600 bytes), and the store holds thousands of Workloads.
+fn shrink(wl: &mut Workload) {
+    if let Some(refs) = &mut wl.metadata.owner_references {
+        refs.shrink_to_fit();
+    }
+    if let Some(f) = &mut wl.metadata.finalizers {
+        f.shrink_to_fit();
+    }
+    let Some(st) = &mut wl.status else {
+        return;
+    };
+    st.conditions.shrink_to_fit();
+    st.resource_requests.shrink_to_fit();
+    st.reclaimable_pods.shrink_to_fit();
+    st.admission_checks.shrink_to_fit();
+    if let Some(a) = &mut st.admission {
+        a.pod_set_assignments.shrink_to_fit();
     }
 }
 
@@ -82,7 +112,7 @@ impl Resource for StoredWorkload {
         &self.head.metadata
     }
     fn meta_mut(&mut self) -> &mut ObjectMeta {
-        &mut self.head.metadata
+        &mut Arc::make_mut(&mut self.head).metadata
     }
 }
 
@@ -140,6 +170,13 @@ status:
         assert_eq!(stored.workload(), wl);
         assert_eq!(stored.clone().workload(), wl);
         assert_eq!(stored.meta().name.as_deref(), Some("w"));
+        let head = stored.head();
+        assert_eq!(head.metadata, wl.metadata);
+        assert_eq!(head.status, wl.status);
+        assert!(
+            head.spec.pod_sets.is_empty(),
+            "the head leaves the pod sets out"
+        );
     }
 
     #[test]

@@ -188,6 +188,11 @@ impl Stores {
         self.stored_workload(key).map(|w| Arc::new(w.workload()))
     }
 
+    /// The Workload as last seen, maybe without its pod sets ([`StoredWorkload::head`]).
+    pub fn workload_head(&self, key: &WorkloadKey) -> Option<Arc<Workload>> {
+        self.stored_workload(key).map(|w| w.head())
+    }
+
     pub fn has_workload(&self, key: &WorkloadKey) -> bool {
         self.stored_workload(key).is_some()
     }

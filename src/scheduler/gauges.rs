@@ -11,7 +11,7 @@
 
 use std::collections::BTreeMap;
 
-use super::id::{FrId, NodeId};
+use super::id::{FrId, NodeId, ResId};
 use super::quantity::Amount;
 use super::state::Engine;
 
@@ -145,21 +145,25 @@ impl Engine {
             .iter()
             .zip(&self.queues)
             .map(|(cq, q)| {
-                let mut total: BTreeMap<String, Amount> = cq
+                // Summed by resource id (thousands of workloads), named once at the end.
+                let mut total: BTreeMap<ResId, Amount> = cq
                     .groups
                     .iter()
                     .flat_map(|g| g.covered.iter())
-                    .map(|&r| (self.names.resources[r].clone(), Amount::ZERO))
+                    .map(|&r| (r, Amount::ZERO))
                     .collect();
                 let ids = q.entries().map(|(k, _)| k.id);
                 for st in ids.filter_map(|id| self.wls[id].as_ref()) {
                     for ps in &st.pod_sets {
                         for &(r, v) in &ps.per_pod {
-                            *total.entry(self.names.resources[r].clone()).or_default() +=
-                                v * i64::from(ps.count);
+                            *total.entry(r).or_default() += v * i64::from(ps.count);
                         }
                     }
                 }
+                let total = total
+                    .into_iter()
+                    .map(|(r, v)| (self.names.resources[r].clone(), v))
+                    .collect();
                 (cq.name.clone(), total)
             })
             .collect()
@@ -167,12 +171,15 @@ impl Engine {
 
     /// Finished workloads per LocalQueue (namespace, name) they name.
     pub fn finished_per_local_queue(&self) -> BTreeMap<(String, String), usize> {
-        let mut out: BTreeMap<(String, String), usize> = BTreeMap::new();
+        // Counted under borrowed names, owned once per queue at the end.
+        let mut out: BTreeMap<(&str, &str), usize> = BTreeMap::new();
         for st in self.wls.iter().flatten().filter(|s| s.w.finished) {
-            *out.entry((st.w.namespace.clone(), st.w.queue_name.clone()))
+            *out.entry((st.w.namespace.as_str(), st.w.queue_name.as_str()))
                 .or_default() += 1;
         }
-        out
+        out.into_iter()
+            .map(|((ns, q), n)| ((ns.to_string(), q.to_string()), n))
+            .collect()
     }
 }
 

@@ -26,7 +26,8 @@ impl Engine {
     pub fn local_pending_counts(
         &self,
     ) -> std::collections::BTreeMap<(String, String), LocalPendingCounts> {
-        let mut out: std::collections::BTreeMap<(String, String), LocalPendingCounts> =
+        // Counted under borrowed names, owned once per queue at the end.
+        let mut out: std::collections::BTreeMap<(&str, &str), LocalPendingCounts> =
             Default::default();
         for q in &self.queues {
             for (key, active) in q.entries() {
@@ -35,7 +36,7 @@ impl Engine {
                     continue;
                 };
                 let c = out
-                    .entry((st.w.namespace.clone(), st.w.queue_name.clone()))
+                    .entry((st.w.namespace.as_str(), st.w.queue_name.as_str()))
                     .or_default();
                 if active {
                     c.active += 1;
@@ -44,7 +45,9 @@ impl Engine {
                 }
             }
         }
-        out
+        out.into_iter()
+            .map(|((ns, q), c)| ((ns.to_string(), q.to_string()), c))
+            .collect()
     }
 
     /// Per ClusterQueue, in name order.

@@ -71,13 +71,15 @@ pub struct LocalFigures {
 
 impl QueueFigures {
     pub fn of(engine: &Engine) -> QueueFigures {
-        let mut local: BTreeMap<(String, String), LocalFigures> = BTreeMap::new();
+        // Collected under borrowed names (thousands of workloads, a few queues), owned once
+        // per queue at the end.
+        let mut local: BTreeMap<(&str, &str), LocalFigures> = BTreeMap::new();
         for (w, holding, blocked) in engine.workload_standings() {
             if w.finished {
                 continue;
             }
             let lq = local
-                .entry((w.namespace.clone(), w.queue_name.clone()))
+                .entry((w.namespace.as_str(), w.queue_name.as_str()))
                 .or_default();
             match (holding, &w.admission) {
                 (true, Some(adm)) => {
@@ -101,7 +103,10 @@ impl QueueFigures {
         }
         QueueFigures {
             views: engine.cluster_queue_figures(),
-            local,
+            local: local
+                .into_iter()
+                .map(|((ns, q), f)| ((ns.to_string(), q.to_string()), f))
+                .collect(),
         }
     }
 

@@ -157,8 +157,29 @@ impl Ctx<'_> {
         w
     }
 
+    /// The newest copy of the Workload, whole.
     pub(super) fn latest_workload(&mut self, key: &WorkloadKey) -> Option<Arc<Workload>> {
         let store = self.cached_workload(key);
+        self.newest_workload(key, store)
+    }
+
+    /// The newest copy's metadata, spec and status: `spec.podSets` may be empty. The
+    /// store keeps pod sets as text and rebuilding them is most of a read, so every reader
+    /// that does not look at pods (status decisions, writes, Events) reads this.
+    pub(super) fn latest_head(&mut self, key: &WorkloadKey) -> Option<Arc<Workload>> {
+        let store = match self.read.get(key) {
+            Some(whole) => whole.clone(),
+            None => self.cache.workload_head(key),
+        };
+        self.newest_workload(key, store)
+    }
+
+    /// The newer of the store's copy and our overlay ([`newest`]).
+    fn newest_workload(
+        &mut self,
+        key: &WorkloadKey,
+        store: Option<Arc<Workload>>,
+    ) -> Option<Arc<Workload>> {
         match self.m.wls.get_mut(key) {
             Some(b) => {
                 if store.is_some() {
@@ -181,13 +202,25 @@ impl Ctx<'_> {
 
     /// The Workload as it will be once its pending write lands (the plan's status).
     pub(super) fn effective_workload(&mut self, key: &WorkloadKey) -> Option<Workload> {
-        let mut w = Arc::unwrap_or_clone(self.latest_workload(key)?);
+        let w = self.latest_workload(key)?;
+        Some(self.with_planned_status(key, w))
+    }
+
+    /// [`Ctx::effective_workload`] from the head ([`Ctx::latest_head`]): `spec.podSets`
+    /// may be empty.
+    pub(super) fn effective_head(&mut self, key: &WorkloadKey) -> Option<Workload> {
+        let w = self.latest_head(key)?;
+        Some(self.with_planned_status(key, w))
+    }
+
+    fn with_planned_status(&self, key: &WorkloadKey, w: Arc<Workload>) -> Workload {
+        let mut w = Arc::unwrap_or_clone(w);
         if let Some(b) = self.m.wls.get(key)
             && let Some(st) = b.plan.as_ref().or(b.sending.as_ref()).map(|p| &p.status)
         {
             w.status = Some(st.clone());
         }
-        Some(w)
+        w
     }
 
     /// The status [`status::pending`] makes of the Workload's effective one (its pending
@@ -200,7 +233,7 @@ impl Ctx<'_> {
         reason: &str,
         message: &str,
     ) -> Option<(WorkloadStatus, bool)> {
-        let obj = self.latest_workload(key)?;
+        let obj = self.latest_head(key)?;
         let model = self.m.engine.workload(key)?;
         let planned = self
             .m
@@ -221,6 +254,12 @@ impl Ctx<'_> {
                 .is_some_and(|c| c.status == "False" && c.reason == reason)
             && st.resource_requests == before.resource_requests;
         Some((st, words_only))
+    }
+
+    /// Has the tick look at `key`'s book at `at`: call it with every time set in a book
+    /// (`retry_at`, `look_at`, `reread_at`, `job_reread_at`, a held message's `at`).
+    pub(super) fn wake(&mut self, key: &WorkloadKey, at: Instant) {
+        self.m.wakeups.insert((at, key.clone()));
     }
 
     pub(super) fn book(&mut self, key: &WorkloadKey) -> &mut WlBook {

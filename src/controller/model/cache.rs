@@ -22,6 +22,9 @@ use crate::scheduler::key::WorkloadKey;
 /// Read access to every kind the controller watches.
 pub trait Cache {
     fn workload(&self, key: &WorkloadKey) -> Option<Arc<Workload>>;
+    /// The Workload's metadata, spec and status; `spec.podSets` may be left out (cheaper
+    /// than reading it whole).
+    fn workload_head(&self, key: &WorkloadKey) -> Option<Arc<Workload>>;
     /// Whether the Workload is there (cheaper than reading it).
     fn has_workload(&self, key: &WorkloadKey) -> bool;
     fn job(&self, key: &ObjectKey) -> Option<Arc<Job>>;
@@ -106,6 +109,14 @@ impl MemoryCache {
 impl Cache for MemoryCache {
     fn workload(&self, key: &WorkloadKey) -> Option<Arc<Workload>> {
         self.workloads.get(key).cloned()
+    }
+    /// Always without the pod sets, so a test fails if a reader of heads needs them.
+    fn workload_head(&self, key: &WorkloadKey) -> Option<Arc<Workload>> {
+        self.workloads.get(key).map(|w| {
+            let mut head = (**w).clone();
+            head.spec.pod_sets.clear();
+            Arc::new(head)
+        })
     }
     fn job(&self, key: &ObjectKey) -> Option<Arc<Job>> {
         self.jobs.get(key).cloned()

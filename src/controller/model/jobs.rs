@@ -307,6 +307,7 @@ impl Ctx<'_> {
                 // `job_read` stays set until then (the tick clears it).
                 let at = self.now.instant + LEFT_JOB_REREAD;
                 self.book(&workload).job_reread_at = Some(at);
+                self.wake(&workload, at);
             }
             LeftJob::Finished { succeeded, message } => {
                 let reason = if succeeded { "Succeeded" } else { "Failed" };

@@ -20,12 +20,17 @@ impl Ctx<'_> {
     pub(super) fn max_execution_time(&mut self, key: &WorkloadKey, obj: &Workload) -> bool {
         match max_exec::step(obj, self.now.wall) {
             None => {
-                self.book(key).look_at = None;
+                // (No book is made for this: a Workload without one has no time set.)
+                if let Some(b) = self.m.wls.get_mut(key) {
+                    b.look_at = None;
+                }
                 false
             }
             Some(MaxExecStep::LookAgainAt(at)) => {
                 let wait = Duration::from_millis(u64::try_from(at - self.now.wall).unwrap_or(0));
-                self.book(key).look_at = Some(self.now.instant + wait);
+                let at = self.now.instant + wait;
+                self.book(key).look_at = Some(at);
+                self.wake(key, at);
                 false
             }
             Some(MaxExecStep::Mark { status, event }) => {

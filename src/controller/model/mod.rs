@@ -89,6 +89,10 @@ pub struct Model {
     /// Job <-> its Workload.
     owned: Ownership,
     dirty_wls: BTreeSet<WorkloadKey>,
+    /// When a Workload's book has a time that falls due (`Ctx::wake`), so the tick visits
+    /// only those books, not all of them (a cluster keeps thousands of finished ones). An
+    /// entry can be stale (the time cleared or moved): the tick checks the book itself.
+    wakeups: BTreeSet<(Instant, WorkloadKey)>,
     /// Workloads with a status write not yet sent.
     planned: BTreeSet<WorkloadKey>,
     /// Background writes waiting for the lane, oldest first (an entry whose plan was sent
@@ -163,6 +167,7 @@ impl Model {
             jobs: BTreeMap::new(),
             owned: Ownership::default(),
             dirty_wls: BTreeSet::new(),
+            wakeups: BTreeSet::new(),
             planned: BTreeSet::new(),
             background_queue: Default::default(),
             background_sending: BTreeSet::new(),
@@ -366,8 +371,12 @@ impl Ctx<'_> {
             }
             (Kind::Workload, None) => {
                 self.mark_every_cached_workload_dirty();
+                // And every one we know of, gone from the store or not (not every Workload
+                // the engine holds has a book).
                 let known: Vec<WorkloadKey> = self.m.wls.keys().cloned().collect();
                 self.m.dirty_wls.extend(known);
+                let held: Vec<WorkloadKey> = self.m.engine.workloads().map(|w| w.key()).collect();
+                self.m.dirty_wls.extend(held);
             }
             (Kind::Job, Some(k)) => {
                 if self.cache.job(&k).is_none()
@@ -432,10 +441,19 @@ impl Ctx<'_> {
             self.m.queues_dirty = true;
         }
         let due = |t: Option<Instant>| t.is_some_and(|t| t <= now);
+        let mut woken = BTreeSet::new();
+        while let Some((at, _)) = self.m.wakeups.first()
+            && *at <= now
+        {
+            woken.extend(self.m.wakeups.pop_first().map(|(_, k)| k));
+        }
         let mut retry = Vec::new();
         let mut reread = Vec::new();
         let mut refresh = Vec::new();
-        for (k, b) in self.m.wls.iter_mut() {
+        for k in woken {
+            let Some(b) = self.m.wls.get_mut(&k) else {
+                continue;
+            };
             if due(b.retry_at) {
                 b.retry_at = None;
                 retry.push(k.clone());
@@ -458,6 +476,16 @@ impl Ctx<'_> {
             if due(b.held_message.as_ref().map(|h| h.at)) {
                 refresh.extend(b.held_message.take().map(|h| (k.clone(), h)));
             }
+        }
+        // Every time set in a book came with its wakeup: none is left due.
+        #[cfg(debug_assertions)]
+        for (k, b) in &self.m.wls {
+            let times = [b.retry_at, b.look_at, b.reread_at, b.job_reread_at];
+            let held = b.held_message.as_ref().map(|h| h.at);
+            assert!(
+                !times.into_iter().chain([held]).any(due),
+                "{k}: a time in its book fell due without a wakeup"
+            );
         }
         self.m.dirty_wls.extend(retry);
         for key in reread {

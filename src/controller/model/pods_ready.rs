@@ -71,6 +71,7 @@ impl Ctx<'_> {
                 let at = self.now.instant + wait;
                 let book = self.book(key);
                 book.look_at = Some(book.look_at.map_or(at, |t| t.min(at)));
+                self.wake(key, at);
                 false
             }
             Some(PodsReadyStep::Evict(e)) => {

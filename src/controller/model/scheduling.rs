@@ -98,7 +98,7 @@ impl Ctx<'_> {
         else {
             return;
         };
-        let Some(w) = self.effective_workload(key) else {
+        let Some(w) = self.effective_head(key) else {
             return;
         };
         let wait = status::queued_wait_seconds(&w, now);
@@ -157,11 +157,13 @@ impl Ctx<'_> {
             && book.plan.is_none()
             && now < last + PENDING_REFRESH
         {
+            let at = last + PENDING_REFRESH;
             book.held_message = Some(HeldMessage {
                 reason: reason.to_string(),
                 message: message.to_string(),
-                at: last + PENDING_REFRESH,
+                at,
             });
+            self.wake(key, at);
             return;
         }
         book.pending_planned_at = Some(now);
@@ -179,7 +181,7 @@ impl Ctx<'_> {
         if book.evicting || book.backing_off(now.instant) {
             return false;
         }
-        let Some(victim) = self.effective_workload(&victim_key) else {
+        let Some(victim) = self.effective_head(&victim_key) else {
             return false;
         };
         let already = victim

@@ -92,10 +92,12 @@ impl Ctx<'_> {
         }
         if self.differs(key, &m) {
             tracing::debug!(workload = %key, "workload changed");
-            let book = self.book(key);
-            book.held_message = None;
-            if m.admission.is_none() {
-                book.evicting = false;
+            // (A Workload without a book has nothing to clear: none is made for it.)
+            if let Some(book) = self.m.wls.get_mut(key) {
+                book.held_message = None;
+                if m.admission.is_none() {
+                    book.evicting = false;
+                }
             }
             self.m.engine.upsert_workload(m);
             self.m.schedule = true;
@@ -119,12 +121,12 @@ impl Ctx<'_> {
                 .map(|o| o.uid.clone());
             self.latest_job(j).is_none_or(|job| job.metadata.uid != uid)
         });
-        if !job_gone {
-            self.book(key).job_read = false;
+        if !job_gone && let Some(book) = self.m.wls.get_mut(key) {
+            book.job_read = false;
         }
         if let Some(job) = owner.as_ref().filter(|_| job_gone)
             && obj.metadata.deletion_timestamp.is_none()
-            && !self.book(key).job_read
+            && !self.m.wls.get(key).is_some_and(|b| b.job_read)
         {
             // Deleted (the garbage collector takes the Workload next) or unlabelled: ask.
             self.book(key).job_read = true;

@@ -101,7 +101,7 @@ impl Ctx<'_> {
         let planned = self.m.wls.get(key).and_then(|b| b.plan.as_ref());
         planned.is_some_and(|p| p.background)
             && self
-                .latest_workload(key)
+                .latest_head(key)
                 .is_some_and(|o| o.status.as_ref().is_none_or(|s| s.admission.is_none()))
     }
 
@@ -111,7 +111,7 @@ impl Ctx<'_> {
         let Some(write) = self.m.wls.get_mut(&key).and_then(|b| b.plan.take()) else {
             return;
         };
-        let Some(object) = self.latest_workload(&key) else {
+        let Some(object) = self.latest_head(&key) else {
             // Deleted meanwhile: nothing to write to.
             self.m.dirty_wls.insert(key);
             return;
@@ -170,7 +170,9 @@ impl Ctx<'_> {
                 let now = self.now.instant;
                 let book = self.book(&key);
                 book.failures += 1;
-                book.reread_at = Some(now + backoff(book.failures));
+                let at = now + backoff(book.failures);
+                book.reread_at = Some(at);
+                self.wake(&key, at);
             }
         }
     }
@@ -220,24 +222,25 @@ impl Ctx<'_> {
         book.failures += 1;
         // A conflict means a newer copy exists and is on its way through the watch: decide
         // again soon after (upstream requeues at once); repeated ones back off as any failure.
-        book.retry_at = Some(
-            now + if e == WriteError::Conflict && book.failures == 1 {
+        let at = now
+            + if e == WriteError::Conflict && book.failures == 1 {
                 CONFLICT_RETRY
             } else {
                 backoff(book.failures)
-            },
-        );
+            };
+        book.retry_at = Some(at);
         book.evicting = false;
         // Whatever the plan did to the engine is undone when the Workload is re-read
         // from the API server (sync_workload) with its retry pending.
         book.plan = None;
+        self.wake(&key, at);
     }
 
     fn apply_effect(&mut self, key: &WorkloadKey, obj: &Arc<Workload>, effect: Effect) {
         match effect {
             Effect::Event(text) => self.event(obj.object_ref(&()), text),
             Effect::EventOn { workload, text } => {
-                if let Some(o) = self.latest_workload(&workload) {
+                if let Some(o) = self.latest_head(&workload) {
                     self.event(o.object_ref(&()), text);
                 }
             }
@@ -281,7 +284,7 @@ impl Ctx<'_> {
     /// quota back once that is written, so nobody is ever seen admitted into capacity the
     /// API server still shows as reserved.
     pub(super) fn release(&mut self, key: &WorkloadKey) {
-        let Some(w) = self.effective_workload(key) else {
+        let Some(w) = self.effective_head(key) else {
             return;
         };
         let mut st = w.status.clone().unwrap_or_default();
@@ -299,7 +302,7 @@ impl Ctx<'_> {
         message: &str,
         job_event: Option<String>,
     ) {
-        let Some(w) = self.effective_workload(key) else {
+        let Some(w) = self.effective_head(key) else {
             return;
         };
         let cq = w
@@ -331,7 +334,7 @@ impl Ctx<'_> {
 
     /// Drops our finalizer from a Workload (finished, or being deleted with nothing running).
     pub(super) fn remove_finalizer(&mut self, key: &WorkloadKey) {
-        let Some(object) = self.latest_workload(key) else {
+        let Some(object) = self.latest_head(key) else {
             return;
         };
         let book = self.book(key);
@@ -348,7 +351,7 @@ impl Ctx<'_> {
 
     /// A guarded merge patch of a Workload's spec or metadata.
     pub(super) fn patch_workload(&mut self, key: &WorkloadKey, patch: serde_json::Value) {
-        let Some(object) = self.latest_workload(key) else {
+        let Some(object) = self.latest_head(key) else {
             return;
         };
         let book = self.book(key);
@@ -370,7 +373,7 @@ impl Ctx<'_> {
         key: &WorkloadKey,
         job: k8s_openapi::api::core::v1::ObjectReference,
     ) {
-        let Some(object) = self.latest_workload(key) else {
+        let Some(object) = self.latest_head(key) else {
             return;
         };
         if object.metadata.deletion_timestamp.is_some() {
@@ -404,7 +407,9 @@ impl Ctx<'_> {
             Err(e) => {
                 tracing::debug!(workload = %key, error = %e, "could not patch the Workload; will retry");
                 book.failures += 1;
-                book.retry_at = Some(now + backoff(book.failures));
+                let at = now + backoff(book.failures);
+                book.retry_at = Some(at);
+                self.wake(&key, at);
             }
         }
         self.m.dirty_wls.insert(key);
