@@ -485,6 +485,12 @@ impl Engine {
         self.wl_ids.len()
     }
 
+    /// How many pending workloads may be popped now, over every ClusterQueue (parked ones
+    /// excluded). A cycle that only fails never raises it: it falls as heads park.
+    pub fn active_pending(&self) -> usize {
+        self.queues.iter().map(|q| q.active_len()).sum::<usize>()
+    }
+
     /// A hash of who holds quota where, kept up to date with every reservation and release:
     /// equal holdings give equal signatures (a runner compares them to detect workloads
     /// that keep preempting each other).

@@ -8,10 +8,11 @@
 //! again changes nothing.
 //!
 //! Two ways a run can fail to settle are detected rather than looped on: a cycle that
-//! changes nothing and repeats one seen since the last change (a StrictFIFO head that keeps
-//! failing; that is a fixpoint), and a set of admissions that comes back after preemptions
-//! (workloads preempting each other in turn, which upstream Kueue does too; that is an
-//! oscillation, reported with the workloads involved).
+//! changes nothing and repeats one seen since the last change, with as many workloads left
+//! to try (a StrictFIFO head that keeps failing; that is a fixpoint), and a set of
+//! admissions that comes back after preemptions (workloads preempting each other in turn,
+//! which upstream Kueue does too; that is an oscillation, reported with the workloads
+//! involved).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{Hash, Hasher};
@@ -94,6 +95,9 @@ pub fn run_to_fixpoint(engine: &mut Engine, now: Millis) -> RunReport {
                 }
                 states_seen.insert(state, first_new);
             } else {
+                // A head retried at once (flavors left to try) fails the same way twice and
+                // then parks: only a repeat with as many heads left to try is a loop.
+                engine.active_pending().hash(&mut signature);
                 settled = !quiet_seen.insert(signature.finish());
             }
         }

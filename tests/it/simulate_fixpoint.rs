@@ -134,6 +134,41 @@ fn the_mixed_scenario_is_a_fixpoint_once_simulated() {
     );
 }
 
+/// Heads with flavors left to try are retried at once and fail the same way twice before
+/// they park: the run must not take that repeat for a fixpoint while a workload behind them
+/// was never tried (found by the property below).
+#[test]
+fn a_head_retried_for_its_next_flavor_does_not_end_the_run_early() {
+    let queue = "apiVersion: kueue.x-k8s.io/v1beta1\nkind: ResourceFlavor\nmetadata: {name: small}\n---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: ResourceFlavor\nmetadata: {name: big}\n---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata: {name: q0}\nspec:\n  namespaceSelector: {}\n  resourceGroups:\n  - coveredResources: [cpu, nvidia.com/gpu]\n    flavors:\n    - name: small\n      resources:\n      - {name: cpu, nominalQuota: 4}\n      - {name: nvidia.com/gpu, nominalQuota: 0}\n    - name: big\n      resources:\n      - {name: cpu, nominalQuota: 4}\n      - {name: nvidia.com/gpu, nominalQuota: 1}\n---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: LocalQueue\nmetadata: {name: lq, namespace: ns0}\nspec: {clusterQueue: q0}\n".to_string();
+    let mut state = queue;
+    // One GPU, taken by the first; the next two want it too (unlike each other, so neither
+    // parks as the other's equivalent), and have workers that fit the first flavor (so their
+    // scans stop with a flavor left); the last wants no GPU.
+    let workers = "  - name: workers\n    count: 1\n    template:\n      spec:\n        containers:\n        - name: w\n          resources: {requests: {cpu: 500m}}\n";
+    for (i, (prio, cpu, gpu, extra)) in [
+        (100, 1, 1, ""),
+        (50, 1, 1, workers),
+        (50, 2, 1, workers),
+        (0, 1, 0, ""),
+    ]
+    .iter()
+    .enumerate()
+    {
+        state.push_str(&format!(
+            "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: Workload\nmetadata: {{name: w{i}, namespace: ns0, creationTimestamp: \"2025-07-22T08:0{i}:00Z\"}}\nspec:\n  queueName: lq\n  priority: {prio}\n  podSets:\n  - name: main\n    count: 1\n    template:\n      spec:\n        containers:\n        - name: m\n          resources: {{requests: {{cpu: \"{cpu}\", nvidia.com/gpu: \"{gpu}\"}}}}\n{extra}"
+        ));
+    }
+    let run = Simulation::run(inventory_of(&[("state.yaml", state)]), &[], &opts()).unwrap();
+    assert!(run.report.converged);
+    let last = run.report.last_decisions();
+    let admitted: Vec<String> = last
+        .iter()
+        .filter(|(_, d)| matches!(d, Decision::Admitted { .. }))
+        .map(|(k, _)| k.to_string())
+        .collect();
+    assert_eq!(admitted, ["ns0/w0", "ns0/w3"], "decisions: {last:#?}");
+}
+
 /// A random cluster as YAML: flavors (one tainted), a cohort of queues with quotas in mixed
 /// units, limits and policies, optionally fair sharing and HoldAndDrain, and workloads with
 /// one or two podSets.
