@@ -240,7 +240,7 @@ fn configuration(version: KueueVersion) -> impl Strategy<Value = Value> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(crate::support::property_config(64))]
 
     #[test]
     fn configurations_round_trip(v1 in configuration(V1beta1), v2doc in configuration(V1beta2)) {

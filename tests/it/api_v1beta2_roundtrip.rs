@@ -461,7 +461,7 @@ where
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(crate::support::property_config(64))]
 
     #[test]
     fn cluster_queues_round_trip(v1 in cluster_queue(V1beta1), v2doc in cluster_queue(V1beta2)) {

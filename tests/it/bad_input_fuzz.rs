@@ -155,7 +155,7 @@ fn apply(text: &str, edits: &[Mangle]) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 400, .. ProptestConfig::default() })]
+    #![proptest_config(crate::support::property_config(400))]
 
     #[test]
     fn mangled_manifests_give_a_result_or_an_error(edits in proptest::collection::vec(mangle(), 1..6)) {
@@ -191,7 +191,7 @@ fn json_documents(text: &str) -> Vec<serde_json::Value> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 200, .. ProptestConfig::default() })]
+    #![proptest_config(crate::support::property_config(200))]
 
     /// The conversion webhook's answer to mangled objects: a well-formed review, all objects
     /// converted or a Failure with a message, never a panic.

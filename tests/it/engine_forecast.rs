@@ -332,7 +332,7 @@ fn replay(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, .. ProptestConfig::default() })]
+    #![proptest_config(crate::support::property_config(64))]
 
     #[test]
     fn replaying_the_assumptions_reproduces_the_admission_times(g in world()) {

@@ -322,7 +322,7 @@ fn check_minimal(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 1000, .. ProptestConfig::default() })]
+    #![proptest_config(crate::support::property_config(1000))]
 
     /// Preemption off: the engine's fixpoint is an admissible set that no admissible set
     /// strictly contains.

@@ -208,7 +208,7 @@ fn holdings(engine: &Engine) -> Vec<(WorkloadKey, Option<String>)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 200, .. ProptestConfig::default() })]
+    #![proptest_config(crate::support::property_config(200))]
 
     #[test]
     fn quotas_hold_and_lower_priority_is_respected((qs, ws, fair) in world()) {

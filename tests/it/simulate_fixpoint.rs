@@ -224,7 +224,7 @@ fn world() -> impl Strategy<Value = (String, String)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, .. ProptestConfig::default() })]
+    #![proptest_config(crate::support::property_config(64))]
 
     #[test]
     fn simulate_output_fed_back_in_is_a_fixpoint((base, state) in world()) {

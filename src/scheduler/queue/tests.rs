@@ -266,7 +266,16 @@ fn op() -> impl proptest::strategy::Strategy<Value = Op> {
 }
 
 proptest::proptest! {
-    #![proptest_config(proptest::prelude::ProptestConfig { cases: 512, ..Default::default() })]
+    // A fixed seed unless PROPTEST_RNG_SEED names one (as the integration tests' properties).
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: 512,
+        rng_seed: if std::env::var_os("PROPTEST_RNG_SEED").is_some() {
+            proptest::prelude::ProptestConfig::default().rng_seed
+        } else {
+            proptest::test_runner::RngSeed::Fixed(11)
+        },
+        ..Default::default()
+    })]
 
     /// Whatever happens, the lazy queue pops, parks, reports and orders exactly as the queue
     /// that moves every workload.

@@ -17,24 +17,14 @@ mod bounds;
 mod documents;
 mod quantities;
 
-use proptest::test_runner::{Config, RngSeed};
+use proptest::test_runner::Config;
 
-/// 256 cases from seed 11 unless `PROPTEST_CASES` / `PROPTEST_RNG_SEED` say otherwise.
+/// 256 cases from seed 11 unless `PROPTEST_CASES` / `PROPTEST_RNG_SEED` say otherwise
+/// ([`crate::support::property_config`]), nothing saved.
 pub fn config() -> Config {
-    let d = Config::default();
     Config {
-        cases: if std::env::var_os("PROPTEST_CASES").is_some() {
-            d.cases
-        } else {
-            256
-        },
-        rng_seed: if std::env::var_os("PROPTEST_RNG_SEED").is_some() {
-            d.rng_seed
-        } else {
-            RngSeed::Fixed(11)
-        },
         failure_persistence: None,
-        ..d
+        ..crate::support::property_config(256)
     }
 }
 

@@ -70,6 +70,27 @@ pub mod process;
 #[cfg(feature = "cli")]
 pub mod proxy;
 
+/// The configuration of every property test here: `cases` cases from a fixed seed, so a
+/// run is repeatable and CI does not pass or fail by luck. `PROPTEST_CASES` and
+/// `PROPTEST_RNG_SEED` override them (a long run, a fresh seed, or a failing seed replayed);
+/// cases saved in `tests/proptest-regressions/` run first either way.
+pub fn property_config(cases: u32) -> proptest::test_runner::Config {
+    let d = proptest::test_runner::Config::default();
+    proptest::test_runner::Config {
+        cases: if std::env::var_os("PROPTEST_CASES").is_some() {
+            d.cases
+        } else {
+            cases
+        },
+        rng_seed: if std::env::var_os("PROPTEST_RNG_SEED").is_some() {
+            d.rng_seed
+        } else {
+            proptest::test_runner::RngSeed::Fixed(11)
+        },
+        ..d
+    }
+}
+
 /// The repository root (for reading `examples/...`).
 pub fn repo_root() -> std::path::PathBuf {
     std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
