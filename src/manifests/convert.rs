@@ -392,6 +392,39 @@ fn cohort(ctx: &Ctx, c: &Cohort) -> Result<m::Cohort, InputError> {
     })
 }
 
+/// What a Workload's spec asks for, in the engine's terms: its pod sets, the features among
+/// them we do not implement, and requests that can never be admitted. It depends on the
+/// spec, the namespace and the request context only, so a caller that knows none of them
+/// changed may keep it ([`workload_with`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct WorkloadDemand {
+    pub pod_sets: Vec<m::PodSet>,
+    pub unsupported: Vec<String>,
+    pub invalid_requests: Vec<String>,
+}
+
+impl WorkloadDemand {
+    /// The demand an engine workload was built with.
+    pub fn of(w: &m::Workload) -> WorkloadDemand {
+        WorkloadDemand {
+            pod_sets: w.pod_sets.clone(),
+            unsupported: w.unsupported.clone(),
+            invalid_requests: w.invalid_requests.clone(),
+        }
+    }
+}
+
+fn workload_ctx<'a>(origin: &'a Origin, wl: &Workload) -> (Ctx<'a>, String) {
+    let ns = wl
+        .metadata
+        .namespace
+        .clone()
+        .unwrap_or_else(|| "default".to_string());
+    let name = wl.metadata.name.as_deref().unwrap_or_default();
+    let object = id("Workload", Some(&ns), name);
+    (Ctx { origin, object }, ns)
+}
+
 /// The engine's view of a Workload object.
 pub fn workload(
     ctx_origin: &Origin,
@@ -402,28 +435,18 @@ pub fn workload(
     requests: &RequestContext,
     order_by_eviction: bool,
 ) -> Result<m::Workload, InputError> {
-    let ns = wl
-        .metadata
-        .namespace
-        .clone()
-        .unwrap_or_else(|| "default".to_string());
-    let name = wl.metadata.name.clone().unwrap_or_default();
-    let ctx = Ctx {
-        origin: ctx_origin,
-        object: id("Workload", Some(&ns), &name),
-    };
-    let no_status = WorkloadStatus::default();
-    let status = wl.status.as_ref().unwrap_or(&no_status);
-    let cond_true = |t: &str| status.condition_is_true(t);
-    let mut queue_time = wl.metadata.creation_timestamp.as_ref().map_or(now, millis);
-    if let Some(ev) = status
-        .condition(condition::EVICTED)
-        .filter(|c| c.status == "True")
-        && ((ev.reason == condition::EVICTED_BY_PODS_READY_TIMEOUT && order_by_eviction)
-            || ev.reason == "AdmissionCheck")
-    {
-        queue_time = millis(&ev.last_transition_time);
-    }
+    let demand = workload_demand(ctx_origin, wl, exclude_prefixes, requests)?;
+    workload_with(ctx_origin, wl, tiebreak, now, order_by_eviction, demand)
+}
+
+/// A Workload's [`WorkloadDemand`], from its `spec.podSets`.
+pub fn workload_demand(
+    ctx_origin: &Origin,
+    wl: &Workload,
+    exclude_prefixes: &[String],
+    requests: &RequestContext,
+) -> Result<WorkloadDemand, InputError> {
+    let (ctx, ns) = workload_ctx(ctx_origin, wl);
     let mut pod_sets = Vec::with_capacity(wl.spec.pod_sets.len());
     let mut unsupported = Vec::new();
     let mut invalid_requests = Vec::new();
@@ -469,6 +492,37 @@ pub fn workload(
             tolerations: pod::tolerations(spec.tolerations.as_deref().unwrap_or_default()),
         });
     }
+    Ok(WorkloadDemand {
+        pod_sets,
+        unsupported,
+        invalid_requests,
+    })
+}
+
+/// The engine's view of a Workload object whose demand is known: `spec.podSets` is not read
+/// (the object may come without them).
+pub fn workload_with(
+    ctx_origin: &Origin,
+    wl: &Workload,
+    tiebreak: u64,
+    now: Millis,
+    order_by_eviction: bool,
+    demand: WorkloadDemand,
+) -> Result<m::Workload, InputError> {
+    let (ctx, ns) = workload_ctx(ctx_origin, wl);
+    let name = wl.metadata.name.clone().unwrap_or_default();
+    let no_status = WorkloadStatus::default();
+    let status = wl.status.as_ref().unwrap_or(&no_status);
+    let cond_true = |t: &str| status.condition_is_true(t);
+    let mut queue_time = wl.metadata.creation_timestamp.as_ref().map_or(now, millis);
+    if let Some(ev) = status
+        .condition(condition::EVICTED)
+        .filter(|c| c.status == "True")
+        && ((ev.reason == condition::EVICTED_BY_PODS_READY_TIMEOUT && order_by_eviction)
+            || ev.reason == "AdmissionCheck")
+    {
+        queue_time = millis(&ev.last_transition_time);
+    }
     let holds = wl.holds_quota() && !cond_true(condition::FINISHED) && wl.spec.active;
     let admission = if holds {
         let adm = status
@@ -480,7 +534,7 @@ pub fn workload(
             let count = psa
                 .count
                 .or_else(|| {
-                    wl.spec
+                    demand
                         .pod_sets
                         .iter()
                         .find(|p| p.name == psa.name)
@@ -533,7 +587,7 @@ pub fn workload(
         priority_class: wl.spec.priority_class_name.clone(),
         queue_time,
         tiebreak,
-        pod_sets,
+        pod_sets: demand.pod_sets,
         active: wl.spec.active,
         finished: cond_true(condition::FINISHED),
         admitted: holds
@@ -552,8 +606,9 @@ pub fn workload(
             .iter()
             .map(|r| (r.name.clone(), r.count))
             .collect(),
-        unsupported,
-        invalid_requests,
+        unsupported: demand.unsupported,
+        invalid_requests: demand.invalid_requests,
+        spec_version: None,
     })
 }
 

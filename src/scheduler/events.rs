@@ -24,6 +24,14 @@ impl Engine {
         self.lift_pods_ready_block();
     }
 
+    /// Records what a workload's demand was computed from ([`Workload::spec_version`]), when
+    /// nothing the scheduler reads changed with it: no decision depends on it.
+    pub fn set_spec_version(&mut self, key: &WorkloadKey, version: Option<(i64, u64)>) {
+        if let Some(&id) = self.wl_ids.get(key) {
+            self.wl_mut(id).w.spec_version = version;
+        }
+    }
+
     /// Removes a workload (deleted, or finished). Returns whether it existed.
     pub fn remove_workload(&mut self, key: &WorkloadKey) -> bool {
         let Some(id) = self.wl_ids.remove(key) else {

@@ -342,6 +342,11 @@ pub struct Workload {
     /// Requests that can never be admitted (negative, above their limits), each with its
     /// field path in upstream's words: the workload stays pending (`Misconfigured`).
     pub invalid_requests: Vec<String>,
+    /// What `pod_sets`, `unsupported` and `invalid_requests` were computed from, opaque to
+    /// the engine: a caller that sees the same version again may keep them (the controller:
+    /// the object's `metadata.generation` and its request context's version). `None`: not
+    /// known, computed every time.
+    pub spec_version: Option<(i64, u64)>,
 }
 
 impl Workload {

@@ -68,9 +68,23 @@ fn name_of(meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) ->
 }
 
 impl MemoryCache {
-    pub fn put_workload(&mut self, w: Workload) {
-        self.workloads
-            .insert(ObjectKey::workload(&w.metadata), Arc::new(w));
+    /// Stores a Workload, keeping `metadata.generation` as the API server does for a custom
+    /// resource with a status subresource: one more when the spec changes, the same
+    /// otherwise; a new object keeps its own (1 when it has none).
+    pub fn put_workload(&mut self, mut w: Workload) {
+        let key = ObjectKey::workload(&w.metadata);
+        let before = self
+            .workloads
+            .get(&key)
+            .filter(|b| b.metadata.uid == w.metadata.uid);
+        w.metadata.generation = Some(match before {
+            None => w.metadata.generation.unwrap_or(1),
+            Some(b) => {
+                let g = b.metadata.generation.unwrap_or(1);
+                if b.spec == w.spec { g } else { g + 1 }
+            }
+        });
+        self.workloads.insert(key, Arc::new(w));
     }
 
     pub fn put_job(&mut self, j: Job) {

@@ -128,6 +128,9 @@ pub struct Model {
     queue_specs_stale: bool,
     /// LimitRange defaults and RuntimeClass overheads, for Workload requests.
     requests: RequestContext,
+    /// Counts the changes of `requests`: a Workload's demand computed under another version
+    /// is computed again.
+    requests_version: u64,
     /// LimitRanges or RuntimeClasses changed: recount every Workload's requests.
     requests_dirty: bool,
     /// What the shell has not taken yet.
@@ -187,6 +190,7 @@ impl Model {
             queue_specs: config::QueueSpecs::default(),
             queue_specs_stale: false,
             requests: RequestContext::default(),
+            requests_version: 0,
             requests_dirty: true,
             actions: Vec::new(),
         }
@@ -354,6 +358,7 @@ impl Ctx<'_> {
             return;
         }
         self.m.requests = context;
+        self.m.requests_version += 1;
         self.mark_every_cached_workload_dirty();
     }
 

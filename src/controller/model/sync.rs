@@ -5,9 +5,11 @@
 //! evictions, the requeue that undoes them, the reason a Workload cannot even queue, and the
 //! lifecycle of Workloads no Job owns.
 
+use std::sync::Arc;
+
 use crate::api::Workload;
 use crate::manifests::Origin;
-use crate::manifests::convert;
+use crate::manifests::convert::{self, WorkloadDemand};
 use crate::metrics::{LocalQueueRef, MetricUpdate};
 use crate::policy::workload::{self as policy, PlainWorkloadStep, QueueTransition};
 use crate::scheduler::PendingReason;
@@ -34,7 +36,7 @@ impl Ctx<'_> {
         if self.m.wls.get(key).is_some_and(|b| b.writing()) {
             return;
         }
-        let Some(obj) = self.latest_workload(key) else {
+        let Some((obj, kept)) = self.latest_for_sync(key) else {
             if self.m.engine.remove_workload(key) {
                 tracing::debug!(workload = %key, "workload gone");
                 self.m.schedule = true;
@@ -58,16 +60,33 @@ impl Ctx<'_> {
             order: 0,
         };
         let uid = obj.metadata.uid.clone().unwrap_or_default();
-        let mut m = match convert::workload(
-            &origin,
-            &obj,
-            tiebreak(&uid),
-            self.now.wall,
-            &self.m.settings.exclude_resource_prefixes,
-            &self.m.requests,
-            self.m.engine.config().orders_by_eviction(),
-        ) {
-            Ok(m) => m,
+        let version = self.spec_version(&obj);
+        // The version the engine's copy was computed from (equal when its demand was kept).
+        let kept_version = self.m.engine.workload(key).and_then(|w| w.spec_version);
+        let demand = match kept {
+            Some(d) => Ok(d),
+            None => convert::workload_demand(
+                &origin,
+                &obj,
+                &self.m.settings.exclude_resource_prefixes,
+                &self.m.requests,
+            ),
+        };
+        let converted = demand.and_then(|d| {
+            convert::workload_with(
+                &origin,
+                &obj,
+                tiebreak(&uid),
+                self.now.wall,
+                self.m.engine.config().orders_by_eviction(),
+                d,
+            )
+        });
+        let mut m = match converted {
+            Ok(mut m) => {
+                m.spec_version = version;
+                m
+            }
             Err(e) => {
                 tracing::warn!(workload = %key, error = %e, "ignoring a Workload the scheduler cannot read");
                 if self.m.engine.remove_workload(key) {
@@ -102,6 +121,8 @@ impl Ctx<'_> {
             self.m.engine.upsert_workload(m);
             self.m.schedule = true;
             self.m.queues_dirty = true;
+        } else if kept_version != version {
+            self.m.engine.set_spec_version(key, version);
         }
         if backoff {
             return;
@@ -142,6 +163,37 @@ impl Ctx<'_> {
                 PlainWorkloadStep::Release => self.release(key),
             }
         }
+    }
+
+    /// The newest copy of a Workload to sync, with the engine's demand for it when that
+    /// still holds: the engine has it (same UID) computed from the same spec generation and
+    /// request context. The copy then comes without its pod sets (rebuilding them from the
+    /// store is most of a read, and counting their requests most of a conversion).
+    fn latest_for_sync(
+        &mut self,
+        key: &WorkloadKey,
+    ) -> Option<(Arc<Workload>, Option<WorkloadDemand>)> {
+        let head = self.latest_head(key)?;
+        let version = self.spec_version(&head);
+        let uid = head.metadata.uid.as_deref().unwrap_or_default();
+        let kept = self
+            .m
+            .engine
+            .workload(key)
+            .filter(|w| version.is_some() && w.uid == uid && w.spec_version == version)
+            .map(WorkloadDemand::of);
+        match kept {
+            Some(demand) => Some((head, Some(demand))),
+            None => self.latest_workload(key).map(|whole| (whole, None)),
+        }
+    }
+
+    /// What a Workload's demand is computed from: its spec's generation and the request
+    /// context (`None` without a generation: always computed).
+    fn spec_version(&self, obj: &Workload) -> Option<(i64, u64)> {
+        obj.metadata
+            .generation
+            .map(|g| (g, self.m.requests_version))
     }
 
     /// Evictions upstream's workload controller makes besides preemption, and their undoing

@@ -436,6 +436,23 @@ spec:
     assert!(holds_quota(&world, "b"));
 }
 
+/// The engine keeps a Workload's demand while its spec's generation holds; a changed spec
+/// (a new generation) is counted again.
+#[test]
+fn a_pending_workload_whose_requests_change_is_counted_again() {
+    let mut world = World::new();
+    cluster(&mut world, "", "cpu", "4");
+    let first = world.put_workload(workload(&world, "ns", "a", "lq", 6));
+    world.settle(first);
+    assert!(!holds_quota(&world, "a"), "6 cpu do not fit in 4");
+    let mut smaller = (*world.workload("ns", "a")).clone();
+    smaller.spec.pod_sets = workload(&world, "ns", "a", "lq", 2).spec.pod_sets;
+    let changed = world.put_workload(smaller);
+    world.settle(changed);
+    assert_eq!(world.workload("ns", "a").metadata.generation, Some(2));
+    assert!(holds_quota(&world, "a"), "2 cpu fit");
+}
+
 #[test]
 fn a_flavor_missing_at_start_keeps_the_admitted_work_and_the_queue_inactive_until_it_appears() {
     let mut world = World::new();
