@@ -18,7 +18,8 @@ pub struct WorkloadView {
 
 impl WorkloadView {
     pub fn of(wl: &Workload) -> WorkloadView {
-        let st = wl.status.clone().unwrap_or_default();
+        let none = crate::api::WorkloadStatus::default();
+        let st = wl.status.as_ref().unwrap_or(&none);
         let has_reservation =
             st.admission.is_some() && st.condition_is_true(condition::QUOTA_RESERVED);
         WorkloadView {

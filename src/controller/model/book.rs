@@ -59,6 +59,10 @@ pub struct WlBook {
     pub held_message: Option<HeldMessage>,
     /// Its background write waits in `Model::background_queue`.
     pub queued_background: bool,
+    /// The resourceVersion last synced into the engine in full: a watch event that shows
+    /// this same version (the echo of a write whose answer was synced) brings nothing new.
+    /// 0 when none (etcd's versions start at 1; a plain number keeps the book small).
+    pub synced_rv: u64,
 }
 
 /// A pending message that only refreshes the words of the same reason is written at most
@@ -100,7 +104,7 @@ pub struct JobBook {
 
 /// resourceVersion as a number, for "which copy is newer" (etcd's are integers; anything
 /// else counts as older than what the watch says).
-fn rv<K: Resource>(o: &K) -> Option<u64> {
+pub(super) fn rv<K: Resource>(o: &K) -> Option<u64> {
     o.meta().resource_version.as_deref()?.parse().ok()
 }
 

@@ -367,10 +367,17 @@ impl Ctx<'_> {
             (Kind::Workload, Some(k)) => {
                 let k = workload_key(&k);
                 // Reported but not in the store: deleted. Our copy of it goes too.
-                if !self.cache.has_workload(&k)
-                    && let Some(b) = self.m.wls.get_mut(&k)
-                {
-                    b.overlay = None;
+                let stored = self.cache.workload_head(&k);
+                if let Some(b) = self.m.wls.get_mut(&k) {
+                    match &stored {
+                        // Reported but not in the store: deleted. Our copy of it goes too.
+                        None => b.overlay = None,
+                        // The version we last synced (our own write's echo): nothing new.
+                        Some(w) if b.synced_rv != 0 && book::rv(&**w) == Some(b.synced_rv) => {
+                            return;
+                        }
+                        Some(_) => {}
+                    }
                 }
                 self.m.dirty_wls.insert(k);
             }

@@ -127,6 +127,9 @@ impl Ctx<'_> {
         if backoff {
             return;
         }
+        if let Some(book) = self.m.wls.get_mut(key) {
+            book.synced_rv = super::book::rv(&*obj).unwrap_or(0);
+        }
         if self.m.wls.get(key).is_none_or(|b| b.plan.is_none()) {
             self.blocked_reason(key);
         }
