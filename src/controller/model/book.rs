@@ -111,7 +111,7 @@ pub(super) fn rv<K: Resource>(o: &K) -> Option<u64> {
 /// The newer of the watch's copy and ours; drops ours once the watch caught up. When the
 /// store does not have the object, ours counts only if we created it and the watch has not
 /// shown it yet (`unseen`); otherwise the object is gone.
-fn newest<K: Resource>(
+pub(super) fn newest<K: Resource>(
     store: Option<Arc<K>>,
     overlay: &mut Option<Arc<K>>,
     unseen: bool,

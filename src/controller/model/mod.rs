@@ -374,6 +374,10 @@ impl Ctx<'_> {
                         None => b.overlay = None,
                         // The version we last synced (our own write's echo): nothing new.
                         Some(w) if b.synced_rv != 0 && book::rv(&**w) == Some(b.synced_rv) => {
+                            // As on any read: our copy goes once the store caught up with it
+                            // (kept, a whole Workload per book would stay for good).
+                            b.unseen = false;
+                            book::newest(Some(w.clone()), &mut b.overlay, false);
                             return;
                         }
                         Some(_) => {}

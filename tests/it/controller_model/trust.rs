@@ -436,6 +436,50 @@ spec:
     assert!(holds_quota(&world, "b"));
 }
 
+/// Once the watch shows our write, the book lets go of the write's answer (the store holds
+/// the same version): no whole Workload stays behind in every book that was written. The
+/// answer comes first and the watch after it, as from a real API server.
+#[test]
+fn a_written_workload_keeps_no_copy_once_the_watch_shows_the_write() {
+    let mut world = World::new();
+    cluster(&mut world, "", "cpu", "4");
+    let first = world.put_workload(workload(&world, "ns", "a", "lq", 1));
+    let batch = world.settle_until(
+        first,
+        |a| matches!(a, Action::WriteWorkloadStatus { write, .. } if write.admits),
+    );
+    let a = key("ns", "a");
+    let before = world.workload("ns", "a");
+    let mut inputs = Vec::new();
+    for action in &batch {
+        inputs.extend(world.perform(action));
+    }
+    let written = world.workload("ns", "a");
+    // The watch has not shown the write yet: only its answer is in.
+    world.cache.workloads.insert(a.clone(), before);
+    for i in inputs
+        .iter()
+        .filter(|i| !matches!(i, Input::Changed { .. }))
+    {
+        world.model.handle(&world.cache, i.clone(), world.now);
+    }
+    let more = world.turn();
+    assert!(world.model.workload_book(&a).unwrap().overlay.is_some());
+    // Now the watch shows it.
+    world.cache.workloads.insert(a.clone(), written);
+    let shown = world.input(changed(Kind::Workload, &a));
+    world.settle([more, shown].concat());
+    assert!(holds_quota(&world, "a"));
+    let book = world
+        .model
+        .workload_book(&a)
+        .expect("a was written: it has a book");
+    assert!(
+        book.overlay.is_none(),
+        "the answer to the write is still held"
+    );
+}
+
 /// The engine keeps a Workload's demand while its spec's generation holds; a changed spec
 /// (a new generation) is counted again.
 #[test]
