@@ -366,7 +366,6 @@ impl Ctx<'_> {
         match (kind, key) {
             (Kind::Workload, Some(k)) => {
                 let k = workload_key(&k);
-                // Reported but not in the store: deleted. Our copy of it goes too.
                 let stored = self.cache.workload_head(&k);
                 if let Some(b) = self.m.wls.get_mut(&k) {
                     match &stored {
