@@ -8,7 +8,7 @@
 //! `max_in_flight`, so the API server, not the client, sets the pace) and, only when the
 //! configuration asks for it (`clientConnection.qps`/`burst`), a client-side token bucket.
 //! Queue status writes have a lane of their own ([`QUEUE_STATUS_IN_FLIGHT`]). Events go to
-//! an [`EventSink`] (a bounded queue and few requests in flight, outside the token bucket),
+//! an [`EventSink`] (a bounded queue and one request in flight, outside the token bucket),
 //! so they never delay a write that admits, evicts or starts something.
 //! Nothing here retries: the caller re-reconciles from the newest state.
 
@@ -75,8 +75,10 @@ impl TokenBucket {
 /// ClusterQueue and LocalQueue status writes in flight at once, in a lane of their own: a
 /// round that rewrites a thousand queues' counts must not queue ahead of the writes that
 /// admit or evict (they used to share one first-come first-served limit), and the API
-/// server's pace sets how often a busy queue's status is rewritten.
-pub const QUEUE_STATUS_IN_FLIGHT: usize = 8;
+/// server's pace sets how often a busy queue's status is rewritten. Two, as upstream's
+/// ClusterQueue and LocalQueue reconcilers (one worker each by default): with eight, the
+/// queue writes in flight slowed every admission of a saturated API server.
+pub const QUEUE_STATUS_IN_FLIGHT: usize = 2;
 
 /// Shared by every write of the controller.
 #[derive(Clone)]

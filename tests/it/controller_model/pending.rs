@@ -128,9 +128,10 @@ fn waiting_behind_big(waiting: usize) -> (World, Vec<Action>) {
 #[test]
 fn pending_writes_take_a_lane_of_their_own_and_an_admission_replaces_a_queued_one() {
     use kubectl_kueue::controller::model::BACKGROUND_IN_FLIGHT;
-    // Ten arrivals of different sizes (so none is parked with another), none fits: their
-    // pending writes share the background lane.
-    let waiting = BACKGROUND_IN_FLIGHT + 6;
+    // Arrivals of different sizes (so none is parked with another; 1 + 2 + ... more than the
+    // 50 cpu, so some still wait after big), none fits: their pending writes share the
+    // background lane.
+    let waiting = BACKGROUND_IN_FLIGHT + 9;
     let (mut world, arrivals) = waiting_behind_big(waiting);
     let pending = status_writes(&arrivals);
     assert_eq!(pending.len(), BACKGROUND_IN_FLIGHT, "{arrivals:#?}");
