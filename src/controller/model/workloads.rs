@@ -25,8 +25,8 @@ use super::{Ctx, owner_job};
 /// releases or evicts) in flight at once. When the API server is slow they wait here, not
 /// in front of admissions, and a waiting one is replaced by the workload's next decision
 /// (its admission, or newer words), so a saturated API server gets fewer of them; when it is
-/// fast they go out at once, as upstream writes them. One at a time, as upstream's scheduler
-/// writes them (in its cycle, one after the other): at half the baseline, four in flight
+/// fast they go out without delay, as upstream writes them. One at a time, as upstream's
+/// scheduler writes them (in its cycle, one after the other): at half the baseline, four in flight
 /// took about a tenth of the wall from the admissions.
 pub const BACKGROUND_IN_FLIGHT: usize = 1;
 
