@@ -464,3 +464,42 @@ fn a_preemptor_that_fits_after_all_is_no_skip() {
     let outcome = engine.run_cycle(NOW);
     assert!(outcome.preemption_skips.is_empty(), "{outcome:#?}");
 }
+
+#[test]
+fn preemptors_in_many_queues_and_cohorts_all_preempt_in_one_cycle() {
+    // Every queue is full of two low-priority workloads and has a high-priority head that
+    // needs both gone. The cycle counts the victims chosen so far per queue (and only in the
+    // entry's own cohort tree): each head still fits after the earlier ones, so every head
+    // preempts its own two, whichever cohort it is in, or none.
+    let queues = ["c1-a", "c1-b", "c2-a", "c2-b", "solo"];
+    let mut s = scenario().flavor("default", &[]);
+    for (i, q) in queues.iter().enumerate() {
+        let mut c = cq(q)
+            .quota("default", "cpu", "2")
+            .preemption(LowerPriority, Any);
+        if let Some((cohort, _)) = q.split_once('-') {
+            c = c.cohort(cohort);
+        }
+        s = s.cq(c);
+        for (j, low) in ["old", "new"].iter().enumerate() {
+            s = s.wl(wl("ns", &format!("{q}-{low}"), q)
+                .req("cpu", "1")
+                .priority(1)
+                .admitted(q, "default")
+                .reserved_at((i * 2 + j) as i64));
+        }
+        s = s.wl(wl("ns", &format!("{q}-high"), q)
+            .req("cpu", "2")
+            .priority(10)
+            .created(100 + i as i64));
+    }
+    let mut engine = s.engine();
+    let outcome = engine.run_cycle(NOW);
+    assert_eq!(outcome.preempting().count(), queues.len(), "{outcome:#?}");
+    assert!(outcome.preemption_skips.is_empty(), "{outcome:#?}");
+    for q in queues {
+        for low in ["old", "new"] {
+            assert!(engine.is_evicted(&key(&format!("ns/{q}-{low}"))), "{q}-{low}");
+        }
+    }
+}

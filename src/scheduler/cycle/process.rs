@@ -9,14 +9,13 @@ use crate::scheduler::decision::{
 };
 use crate::scheduler::flavor_assigner::Assigned;
 use crate::scheduler::guard::WhatIf;
-use crate::scheduler::id::{CqId, FrId, WlId};
+use crate::scheduler::id::{CqId, FrId, NodeId};
 use crate::scheduler::message;
 use crate::scheduler::model::{Millis, PreemptionPolicy};
 use crate::scheduler::preemption::Victim;
 use crate::scheduler::quantity::Amount;
 use crate::scheduler::queue::RequeueReason;
 use crate::scheduler::state::{Engine, Holding};
-use std::collections::BTreeSet;
 
 impl Engine {
     /// Admits, preempts for, or skips one entry, recording why on the entry.
@@ -70,7 +69,7 @@ impl Engine {
             return;
         }
         let usage = assigned.usage.clone();
-        if !self.fits_after_removals(e.cq, &usage, &state.preempted, &e.targets, now) {
+        if !self.fits_after_removals(e.cq, &usage, state, &e.targets, now) {
             e.status = Status::Skipped;
             e.message = message::NO_LONGER_FITS.to_string();
             e.reason = PendingReason::WaitingForQuota;
@@ -80,7 +79,7 @@ impl Engine {
             }
             return;
         }
-        state.preempted.extend(e.targets.iter().map(|t| t.wl));
+        self.record_preempted(state, &e.targets);
         self.tree.add_usages(node, &usage);
         if mode != FitMode::Fit {
             state.reserved.push((node, usage));
@@ -120,38 +119,75 @@ impl Engine {
             .collect()
     }
 
+    /// Adds `targets` to the cycle's victims, and the quota they hold to its sums.
+    fn record_preempted(&self, state: &mut CycleState, targets: &[Victim]) {
+        for t in targets {
+            if !state.preempted.insert(t.wl) {
+                continue;
+            }
+            let Some(h) = self.wl(t.wl).holding.as_ref() else {
+                continue;
+            };
+            let node = self.cqs[h.cq].node;
+            let key = (self.tree.root(node), node);
+            let sums = state.preempted_usage.entry(key).or_default();
+            for &(fr, v) in &h.usage {
+                match sums.iter_mut().find(|(f, _)| *f == fr) {
+                    Some((_, sum)) => *sum += v,
+                    None => sums.push((fr, v)),
+                }
+            }
+        }
+    }
+
     /// Does `usage` still fit with every victim chosen so far in the cycle, and this entry's
-    /// own, taken out?
+    /// own, taken out? Only the victims in the entry's own tree can change what it has room
+    /// for; they are taken out as per-queue sums.
     fn fits_after_removals(
         &mut self,
         cq: CqId,
         usage: &[(FrId, Amount)],
-        preempted: &BTreeSet<WlId>,
+        state: &CycleState,
         targets: &[Victim],
         now: Millis,
     ) -> bool {
-        let removed: Vec<WlId> = preempted
-            .iter()
-            .copied()
-            .chain(
-                targets
-                    .iter()
-                    .map(|t| t.wl)
-                    .filter(|w| !preempted.contains(w)),
-            )
-            .collect();
+        let node = self.cqs[cq].node;
+        let root = self.tree.root(node);
         let mut tree = std::mem::take(&mut self.tree);
         let fits = {
             let view = self.view(now);
             let mut without_victims = WhatIf::new(&mut tree);
-            for &w in &removed {
-                without_victims.take_out(&view, w);
+            let in_this_tree = state
+                .preempted_usage
+                .range((root, NodeId::default())..)
+                .take_while(|((r, _), _)| *r == root);
+            for (&(_, n), sums) in in_this_tree {
+                without_victims.remove(n, sums);
             }
-            let node = view.cq_node(cq);
+            for t in targets.iter().filter(|t| !state.preempted.contains(&t.wl)) {
+                without_victims.take_out(&view, t.wl);
+            }
             usage
                 .iter()
                 .all(|&(fr, v)| without_victims.available(node, fr) >= v)
         };
+        // Debug builds (every test run) check the sums against taking out each victim.
+        #[cfg(debug_assertions)]
+        {
+            let view = self.view(now);
+            let mut each = WhatIf::new(&mut tree);
+            let victims = state.preempted.iter().copied();
+            for w in victims.chain(
+                targets
+                    .iter()
+                    .map(|t| t.wl)
+                    .filter(|w| !state.preempted.contains(w)),
+            ) {
+                each.take_out(&view, w);
+            }
+            let fits_each = usage.iter().all(|&(fr, v)| each.available(node, fr) >= v);
+            debug_assert_eq!(fits, fits_each, "victims taken out as sums fit differently");
+        }
         self.tree = tree;
         fits
     }
