@@ -499,7 +499,10 @@ fn preemptors_in_many_queues_and_cohorts_all_preempt_in_one_cycle() {
     assert!(outcome.preemption_skips.is_empty(), "{outcome:#?}");
     for q in queues {
         for low in ["old", "new"] {
-            assert!(engine.is_evicted(&key(&format!("ns/{q}-{low}"))), "{q}-{low}");
+            assert!(
+                engine.is_evicted(&key(&format!("ns/{q}-{low}"))),
+                "{q}-{low}"
+            );
         }
     }
 }
