@@ -1,10 +1,11 @@
 //! The controller's I/O shell around the pure [`model`](super::model): the watches feed it,
 //! the `tokio::select!` loop hands it inputs with the time, and every [`Action`] it decides
 //! is performed here: writes through the [`Writer`] as separate tasks (many at once, never
-//! awaited by the loop) whose outcomes come back as inputs, Events fire and forget, metric
+//! awaited by the loop; beyond their lane's limit they wait as data, in order) whose
+//! outcomes come back as inputs, Events fire and forget, metric
 //! updates applied to the registry. Nothing here decides anything.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -150,43 +151,135 @@ fn create_outcome<T>(r: kube::Result<T>) -> WriteResult<T> {
     })
 }
 
-/// Performs actions: writes as tasks, their outcomes back to the loop.
+/// Actions waiting for a slot in one lane, and the tasks running in it. A waiting write is
+/// data (its action), not a task: at large-scale, with the API server saturated, ten
+/// thousand writes can wait at once, and a spawned task waiting on the Writer's semaphore
+/// held about 3 KiB of future each.
+struct Lane {
+    limit: usize,
+    running: Arc<AtomicUsize>,
+    waiting: VecDeque<Action>,
+}
+
+impl Lane {
+    fn new(limit: usize) -> Lane {
+        Lane {
+            limit: limit.max(1),
+            running: Arc::new(AtomicUsize::new(0)),
+            waiting: VecDeque::new(),
+        }
+    }
+
+    fn busy(&self) -> bool {
+        self.running.load(Ordering::SeqCst) > 0 || !self.waiting.is_empty()
+    }
+
+    /// The oldest waiting action if the lane has room, with the lane's counter.
+    fn next_ready(&mut self) -> Option<(Action, Arc<AtomicUsize>)> {
+        if self.running.load(Ordering::SeqCst) >= self.limit {
+            return None;
+        }
+        let action = self.waiting.pop_front()?;
+        Some((action, self.running.clone()))
+    }
+}
+
+/// A running task's place in its lane, given back when the task ends (or unwinds).
+struct Slot(Arc<AtomicUsize>);
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Performs actions: writes as tasks, at most a lane's limit of them at once (the rest wait
+/// in order), their outcomes back to the loop; every task sends one input when it ends, so
+/// the loop wakes and starts the next waiting ones ([`Executor::start_waiting`]).
 struct Executor {
     writer: Writer,
     metrics: Arc<Metrics>,
     tx: UnboundedSender<Input>,
-    /// Write tasks running (for a graceful shutdown).
-    in_flight: Arc<AtomicUsize>,
+    main: Lane,
+    queue_status: Lane,
 }
 
 impl Executor {
-    /// Runs `fut` as a task; its input, if any, comes back to the loop.
-    fn spawn<F>(&self, fut: F)
+    fn new(
+        writer: Writer,
+        max_in_flight: usize,
+        metrics: Arc<Metrics>,
+        tx: UnboundedSender<Input>,
+    ) -> Executor {
+        Executor {
+            writer,
+            metrics,
+            tx,
+            main: Lane::new(max_in_flight),
+            queue_status: Lane::new(crate::kube::apply::QUEUE_STATUS_IN_FLIGHT),
+        }
+    }
+
+    /// Performs Events and metric updates at once; queues a write in its lane.
+    fn perform(&mut self, action: Action) {
+        match action {
+            Action::Event { about, text } => {
+                self.writer
+                    .event(&about, text.warning, &text.reason, &text.note)
+            }
+            Action::Metric(update) => self.metrics.record(&update),
+            Action::WriteClusterQueueStatus { .. } | Action::WriteLocalQueueStatus { .. } => {
+                self.queue_status.waiting.push_back(action)
+            }
+            other => self.main.waiting.push_back(other),
+        }
+    }
+
+    /// Starts waiting writes, oldest first, as far as their lanes have room.
+    fn start_waiting(&mut self) {
+        while let Some((action, running)) = self.main.next_ready() {
+            self.start(action, running);
+        }
+        while let Some((action, running)) = self.queue_status.next_ready() {
+            self.start(action, running);
+        }
+    }
+
+    /// Writes started or waiting (for a graceful shutdown).
+    fn busy(&self) -> bool {
+        self.main.busy() || self.queue_status.busy() || self.writer.events_pending() > 0
+    }
+
+    /// Runs `fut` as a task counted in `running`; its input, if any, comes back to the loop.
+    fn spawn<F>(&self, running: Arc<AtomicUsize>, fut: F)
     where
         F: std::future::Future<Output = Option<Input>> + Send + 'static,
     {
         let tx = self.tx.clone();
-        let in_flight = self.in_flight.clone();
-        in_flight.fetch_add(1, Ordering::SeqCst);
+        running.fetch_add(1, Ordering::SeqCst);
+        let slot = Slot(running);
         tokio::spawn(async move {
-            if let Some(input) = fut.await {
+            let input = fut.await;
+            // The slot is free before the loop hears of it, so it can start the next one.
+            drop(slot);
+            if let Some(input) = input {
                 let _ = tx.send(input);
             }
-            in_flight.fetch_sub(1, Ordering::SeqCst);
         });
     }
 
-    fn perform(&self, action: Action) {
+    /// Starts one write as a task in the lane counted by `running`.
+    fn start(&self, action: Action, running: Arc<AtomicUsize>) {
         let writer = self.writer.clone();
         match action {
-            Action::WriteWorkloadStatus { key, object, write } => self.spawn(async move {
+            Action::WriteWorkloadStatus { key, object, write } => self.spawn(running, async move {
                 if tracing::enabled!(tracing::Level::TRACE) {
                     tracing::trace!(workload = %key, write = %write_summary(&object, &write.status), "status write");
                 }
                 let result = outcome(writer.apply_workload_status(&object, &write.status).await);
                 Some(Input::WorkloadWritten { key, result })
             }),
-            Action::CreateWorkload { job, workload } => self.spawn(async move {
+            Action::CreateWorkload { job, workload } => self.spawn(running, async move {
                 let result = create_outcome(writer.create_workload(&workload).await);
                 Some(Input::WorkloadCreated { job, result })
             }),
@@ -194,29 +287,29 @@ impl Executor {
                 key,
                 object,
                 finalizer,
-            } => self.spawn(async move {
+            } => self.spawn(running, async move {
                 let result = outcome(writer.remove_workload_finalizer(&object, finalizer).await);
                 Some(Input::WorkloadPatched { key, result })
             }),
-            Action::PatchWorkload { key, object, patch } => self.spawn(async move {
+            Action::PatchWorkload { key, object, patch } => self.spawn(running, async move {
                 let result = outcome(writer.patch_workload(&object, patch).await);
                 Some(Input::WorkloadPatched { key, result })
             }),
-            Action::DeleteWorkload { key, object } => self.spawn(async move {
+            Action::DeleteWorkload { key, object } => self.spawn(running, async move {
                 let result = outcome(writer.delete_workload(&object).await);
                 Some(Input::WorkloadPatched { key, result })
             }),
-            Action::WriteJob { key, steps, event } => self.spawn(async move {
+            Action::WriteJob { key, steps, event } => self.spawn(running, async move {
                 Some(write_job(&writer, key, steps, event).await)
             }),
-            Action::WriteClusterQueueStatus { key, status } => self.spawn(async move {
+            Action::WriteClusterQueueStatus { key, status } => self.spawn(running, async move {
                 let r = writer.apply_cluster_queue_status(&key.name, &status).await;
                 if let Err(e) = &r {
                     tracing::debug!(cluster_queue = %key, error = %e, "could not write ClusterQueue status");
                 }
                 Some(Input::QueueWritten { key, ok: r.is_ok() })
             }),
-            Action::WriteLocalQueueStatus { key, status } => self.spawn(async move {
+            Action::WriteLocalQueueStatus { key, status } => self.spawn(running, async move {
                 let ns = key.namespace.clone().unwrap_or_default();
                 let r = writer
                     .apply_local_queue_status(&ns, &key.name, &status)
@@ -231,7 +324,7 @@ impl Executor {
                 name,
                 resource_version,
                 finalizers,
-            } => self.spawn(async move {
+            } => self.spawn(running, async move {
                 let rv = resource_version.as_deref();
                 let r = match kind {
                     Kind::ClusterQueue => {
@@ -251,14 +344,14 @@ impl Executor {
                     result: outcome(r),
                 })
             }),
-            Action::ReadWorkload { key } => self.spawn(async move {
+            Action::ReadWorkload { key } => self.spawn(running, async move {
                 let r = writer.read_workload(&key.namespace, &key.name).await;
                 Some(Input::WorkloadRead {
                     key,
                     result: outcome(r),
                 })
             }),
-            Action::ReadJob { key, workload } => self.spawn(async move {
+            Action::ReadJob { key, workload } => self.spawn(running, async move {
                 let ns = key.namespace.clone().unwrap_or_default();
                 let r = writer.read_job(&ns, &key.name).await;
                 Some(Input::JobRead {
@@ -267,10 +360,8 @@ impl Executor {
                     result: outcome(r),
                 })
             }),
-            Action::Event { about, text } => {
-                writer.event(&about, text.warning, &text.reason, &text.note)
-            }
-            Action::Metric(update) => self.metrics.record(&update),
+            // Performed at once by `perform`, never queued.
+            Action::Event { .. } | Action::Metric(_) => {}
         }
     }
 }
@@ -398,18 +489,14 @@ pub(super) async fn lead(
         )?,
         None => conn.client.clone(),
     };
-    let exec = Executor {
-        writer: Writer::new(
-            write_client,
-            opts.max_in_flight,
-            opts.client_rate_limit,
-            &opts.identity,
-        )
-        .fenced(fence),
-        metrics,
-        tx,
-        in_flight: Arc::new(AtomicUsize::new(0)),
-    };
+    let writer = Writer::new(
+        write_client,
+        opts.max_in_flight,
+        opts.client_rate_limit,
+        &opts.identity,
+    )
+    .fenced(fence);
+    let mut exec = Executor::new(writer, opts.max_in_flight, metrics, tx);
     let mut model = Model::new(settings(opts));
     model.start(&stores, now());
     let mut questions = hub.and_then(|h| h.take_questions());
@@ -453,6 +540,7 @@ pub(super) async fn lead(
         for action in model.take_actions() {
             exec.perform(action);
         }
+        exec.start_waiting();
         health.beat();
     }
     if let Some(h) = hub {
@@ -469,9 +557,8 @@ pub(super) async fn lead(
     // queued included: the lease is released only after, so nothing of ours lands in the
     // next leader's term.
     let deadline = Instant::now() + Duration::from_secs(10);
-    while (exec.in_flight.load(Ordering::SeqCst) > 0 || exec.writer.events_pending() > 0)
-        && Instant::now() < deadline
-    {
+    while exec.busy() && Instant::now() < deadline {
+        exec.start_waiting();
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     tracing::info!("stopped");

@@ -267,7 +267,12 @@ impl Ctx<'_> {
     }
 
     pub(super) fn book(&mut self, key: &WorkloadKey) -> &mut WlBook {
-        self.m.wls.entry(key.clone()).or_default()
+        // The key is cloned only for a new book: this runs several times per Workload
+        // per turn, on 50,000 of them at large-scale.
+        if !self.m.wls.contains_key(key) {
+            self.m.wls.insert(key.clone(), WlBook::default());
+        }
+        self.m.wls.get_mut(key).expect("inserted above")
     }
 
     pub(super) fn job_book(&mut self, key: &ObjectKey) -> &mut JobBook {
