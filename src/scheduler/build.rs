@@ -61,6 +61,7 @@ impl Engine {
             holding_signature: 0,
             pods_ready_parked: false,
             base,
+            searches: Default::default(),
         };
         engine.build_tree();
         engine

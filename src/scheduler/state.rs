@@ -240,6 +240,8 @@ pub struct Engine {
     pub(crate) pods_ready_parked: bool,
     /// The objects the tree was built from (workloads excluded), for rebuilds.
     pub(crate) base: ClusterState,
+    /// Preemption searches of earlier cycles, still good while their tree is unchanged.
+    pub(crate) searches: super::preemption::SearchCache,
 }
 
 impl Engine {
@@ -289,6 +291,8 @@ impl Engine {
                 None => self.wls.push(None),
             },
         };
+        // New, or changed (its priority, its request): earlier answers were for another.
+        self.searches.forget(id);
         self.wl_ids.insert(key.clone(), id);
         let mut st = WlState {
             evicted: w.evicted,
@@ -481,6 +485,12 @@ impl Engine {
     }
 
     /// How many workloads the engine knows (finished ones included).
+    /// Preemption searches answered from an earlier cycle's (see
+    /// [`super::preemption::SearchCache`]).
+    pub fn remembered_searches(&self) -> u64 {
+        self.searches.hits
+    }
+
     pub fn workload_count(&self) -> usize {
         self.wl_ids.len()
     }
@@ -500,12 +510,20 @@ impl Engine {
 
     /// `id` starts or stops holding quota in `cq`.
     pub(crate) fn toggle_holding(&mut self, id: WlId, cq: CqId) {
+        self.searches.forget(id);
+        self.searches_changed(cq);
         // splitmix64 of the pair: a well-spread bit pattern per (workload, queue).
         let mut z =
             ((id.index() as u64) << 20 ^ cq.index() as u64).wrapping_add(0x9E37_79B9_7F4A_7C15);
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         self.holding_signature ^= z ^ (z >> 31);
+    }
+
+    /// Something preemption searches read changed in `cq`'s cohort tree.
+    pub(crate) fn searches_changed(&mut self, cq: CqId) {
+        let root = self.tree.root(self.cqs[cq].node);
+        self.searches.touch(root);
     }
 
     /// Does `namespace` match the ClusterQueue's namespaceSelector?

@@ -16,6 +16,9 @@ pub(crate) struct View<'a> {
     /// ClusterQueue of each tree node (None for cohorts).
     pub cq_of_node: &'a IdVec<NodeId, Option<CqId>>,
     pub now: Millis,
+    /// Set when something read `now` in place of a missing time (a holder's reservation
+    /// time): what was computed then is not for a later cycle.
+    pub now_read: std::cell::Cell<bool>,
 }
 
 impl<'a> View<'a> {

@@ -506,3 +506,57 @@ fn preemptors_in_many_queues_and_cohorts_all_preempt_in_one_cycle() {
         }
     }
 }
+
+#[test]
+fn a_waiting_preemptor_searches_again_when_its_tree_changes() {
+    // The preemptor waits for its victim across cycles; its search is remembered while
+    // nothing in its cohort tree changes. The victim then changes (its priority rises above
+    // the preemptor's, its quota the same): the next cycle must choose the other holder.
+    let low = wl("ns", "low", "q")
+        .req("cpu", "1")
+        .priority(1)
+        .admitted("q", "default")
+        .reserved_at(10);
+    let mut engine = scenario()
+        .flavor("default", &[])
+        .cq(cq("q")
+            .quota("default", "cpu", "2")
+            .preemption(LowerPriority, Never))
+        .wl(low.clone())
+        .wl(wl("ns", "other", "q")
+            .req("cpu", "1")
+            .priority(1)
+            .admitted("q", "default")
+            .reserved_at(5))
+        .wl(wl("ns", "high", "q")
+            .req("cpu", "1")
+            .priority(10)
+            .created(9))
+        .engine();
+    let targets = |outcome: &kubectl_kueue::scheduler::CycleOutcome| -> Vec<String> {
+        outcome
+            .decisions
+            .iter()
+            .flat_map(|d| match &d.decision {
+                Decision::Preempting { targets, .. } => {
+                    targets.iter().map(|t| t.workload.to_string()).collect()
+                }
+                _ => vec![],
+            })
+            .collect()
+    };
+    assert_eq!(targets(&engine.run_cycle(NOW)), ["ns/low"]);
+    // Nothing changed but the victim's eviction: the same answer, then from memory.
+    for _ in 0..2 {
+        let again = engine.run_cycle(NOW);
+        assert_eq!(targets(&again), ["ns/low"]);
+        assert_eq!(again.admitted().count(), 0);
+    }
+    assert_eq!(engine.remembered_searches(), 1);
+    assert!(engine.is_evicted(&key("ns/low")));
+    let mut raised = low.priority(20).0;
+    raised.evicted = false;
+    engine.upsert_workload(raised);
+    assert!(!engine.is_evicted(&key("ns/low")));
+    assert_eq!(targets(&engine.run_cycle(NOW)), ["ns/other"]);
+}

@@ -312,6 +312,7 @@ impl Engine {
             wls: &self.wls,
             cq_of_node: &self.cq_of_node,
             now,
+            now_read: std::cell::Cell::new(false),
         }
     }
 }

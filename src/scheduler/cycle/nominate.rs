@@ -16,8 +16,9 @@ impl Engine {
     /// An entry per head, with its assignment and targets (or why it cannot have one).
     pub(super) fn nominate(&mut self, heads: &[(CqId, QueueKey)], now: Millis) -> Vec<Entry> {
         let mut entries = Vec::with_capacity(heads.len());
-        // Nomination changes neither the tree nor what workloads hold: one memo for all heads.
-        let searches = SearchMemo::default();
+        // Nomination changes neither the tree nor what workloads hold: one memo for all
+        // heads, with the searches of earlier cycles.
+        let searches = SearchMemo::across(std::mem::take(&mut self.searches));
         for &(cq, key) in heads {
             let wl = key.id;
             let mut e = Entry::new(cq, key);
@@ -38,6 +39,7 @@ impl Engine {
             e.targets = targets;
             entries.push(e);
         }
+        self.searches = searches.into_cache();
         entries
     }
 

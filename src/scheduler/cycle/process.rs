@@ -216,7 +216,12 @@ impl Engine {
             });
         }
         for v in &e.targets {
-            self.wl_mut(v.wl).evicted = true;
+            let newly = !std::mem::replace(&mut self.wl_mut(v.wl).evicted, true);
+            // Evicted victims are searched first. (A preemptor waiting for its victims
+            // names them again every cycle: that changes nothing.)
+            if newly && let Some(cq) = self.wl(v.wl).holding.as_ref().map(|h| h.cq) {
+                self.searches_changed(cq);
+            }
         }
         self.epoch += 1;
         let message = message::pending_preemption(&e.message, targets.len());

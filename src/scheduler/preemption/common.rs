@@ -46,7 +46,10 @@ pub(crate) fn candidate_key<'v>(
             .as_ref()
             .is_some_and(|h| Some(h.cq) == preemptor_cq),
         priority: w.priority(),
-        latest_reserved_first: Reverse(w.reserved_at.unwrap_or(view.now)),
+        latest_reserved_first: Reverse(w.reserved_at.unwrap_or_else(|| {
+            view.now_read.set(true);
+            view.now
+        })),
         uid: &w.w.uid,
         tiebreak: w.w.tiebreak,
         wl,
