@@ -484,13 +484,13 @@ impl Engine {
         self.wls[id].as_mut().expect("live workload id")
     }
 
-    /// How many workloads the engine knows (finished ones included).
-    /// Preemption searches answered from an earlier cycle's (see
-    /// [`super::preemption::SearchCache`]).
+    /// Preemption searches answered from an earlier cycle's, while nothing they read in
+    /// their cohort tree changed since.
     pub fn remembered_searches(&self) -> u64 {
         self.searches.hits
     }
 
+    /// How many workloads the engine knows (finished ones included).
     pub fn workload_count(&self) -> usize {
         self.wl_ids.len()
     }
