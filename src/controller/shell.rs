@@ -205,18 +205,15 @@ struct Executor {
 }
 
 impl Executor {
-    fn new(
-        writer: Writer,
-        max_in_flight: usize,
-        metrics: Arc<Metrics>,
-        tx: UnboundedSender<Input>,
-    ) -> Executor {
+    /// Lanes as wide as the Writer's (its own bound then never makes a task wait).
+    fn new(writer: Writer, metrics: Arc<Metrics>, tx: UnboundedSender<Input>) -> Executor {
+        let (main, queue_status) = writer.lane_limits();
         Executor {
             writer,
             metrics,
             tx,
-            main: Lane::new(max_in_flight),
-            queue_status: Lane::new(crate::kube::apply::QUEUE_STATUS_IN_FLIGHT),
+            main: Lane::new(main),
+            queue_status: Lane::new(queue_status),
         }
     }
 
@@ -496,7 +493,7 @@ pub(super) async fn lead(
         &opts.identity,
     )
     .fenced(fence);
-    let mut exec = Executor::new(writer, opts.max_in_flight, metrics, tx);
+    let mut exec = Executor::new(writer, metrics, tx);
     let mut model = Model::new(settings(opts));
     model.start(&stores, now());
     let mut questions = hub.and_then(|h| h.take_questions());

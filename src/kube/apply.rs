@@ -84,6 +84,8 @@ pub const QUEUE_STATUS_IN_FLIGHT: usize = 2;
 #[derive(Clone)]
 pub struct Writer {
     client: Client,
+    /// Requests in flight at once in the main lane, and the lane that bounds them.
+    max_in_flight: usize,
     in_flight: Arc<Semaphore>,
     /// The queue status lane ([`QUEUE_STATUS_IN_FLIGHT`]).
     queue_status_in_flight: Arc<Semaphore>,
@@ -120,6 +122,7 @@ impl Writer {
         };
         Writer {
             client,
+            max_in_flight: max_in_flight.max(1),
             in_flight: Arc::new(Semaphore::new(max_in_flight.max(1))),
             queue_status_in_flight: Arc::new(Semaphore::new(QUEUE_STATUS_IN_FLIGHT)),
             bucket,
@@ -145,6 +148,11 @@ impl Writer {
 
     pub fn client(&self) -> &Client {
         &self.client
+    }
+
+    /// Requests in flight at once: in the main lane, and in the queue status lane.
+    pub fn lane_limits(&self) -> (usize, usize) {
+        (self.max_in_flight, QUEUE_STATUS_IN_FLIGHT)
     }
 
     /// Waits for a free slot (and a token), then checks the fence: the last thing before the

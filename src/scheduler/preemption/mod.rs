@@ -82,6 +82,16 @@ struct Remembered {
 }
 
 impl Remembered {
+    fn new(req: &Request, victims: &[Victim]) -> Remembered {
+        Remembered {
+            preemptor: req.preemptor,
+            cq: req.cq,
+            frs: req.frs.to_vec(),
+            usage: req.usage.to_vec(),
+            victims: victims.to_vec(),
+        }
+    }
+
     fn answers(&self, req: &Request) -> bool {
         (self.preemptor, self.cq) == (req.preemptor, req.cq)
             && self.frs == req.frs
@@ -135,13 +145,7 @@ impl SearchMemo {
                 victims
             }
         };
-        *self.last.borrow_mut() = Some(Remembered {
-            preemptor: req.preemptor,
-            cq: req.cq,
-            frs: req.frs.to_vec(),
-            usage: req.usage.to_vec(),
-            victims: victims.clone(),
-        });
+        *self.last.borrow_mut() = Some(Remembered::new(req, &victims));
         victims
     }
 }
@@ -212,13 +216,7 @@ impl SearchCache {
             kept.remove(0);
         }
         kept.push(Cached {
-            search: Remembered {
-                preemptor: req.preemptor,
-                cq: req.cq,
-                frs: req.frs.to_vec(),
-                usage: req.usage.to_vec(),
-                victims: victims.to_vec(),
-            },
+            search: Remembered::new(req, victims),
             version,
         });
     }
