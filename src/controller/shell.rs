@@ -161,6 +161,9 @@ struct Lane {
     waiting: VecDeque<Action>,
 }
 
+/// Room a drained lane keeps for its next waiting writes.
+const DRAINED_CAPACITY: usize = 1024;
+
 impl Lane {
     fn new(limit: usize) -> Lane {
         Lane {
@@ -180,6 +183,11 @@ impl Lane {
             return None;
         }
         let action = self.waiting.pop_front()?;
+        if self.waiting.is_empty() && self.waiting.capacity() > DRAINED_CAPACITY {
+            // A drained backlog gives its room back (a queue never shrinks by itself: tens
+            // of thousands of slots would stay for good after one burst).
+            self.waiting = VecDeque::new();
+        }
         Some((action, self.running.clone()))
     }
 }

@@ -59,6 +59,11 @@ impl StoredWorkload {
         wl
     }
 
+    /// [`StoredWorkload::workload`], shared.
+    pub fn workload_arc(&self) -> Arc<Workload> {
+        Arc::new(self.workload())
+    }
+
     /// The Workload without rebuilding its pod sets: `spec.podSets` may be empty. For
     /// readers of its metadata, spec and status only.
     pub fn head(&self) -> Arc<Workload> {

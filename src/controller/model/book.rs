@@ -14,11 +14,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube_core::Resource;
 
 use super::Ctx;
 use super::plan::StatusWrite;
 use crate::api::{Workload, WorkloadStatus};
+use crate::kube::stored::StoredWorkload;
 use crate::manifests::ObjectKey;
 use crate::manifests::key::namespace_of;
 use crate::scheduler::key::WorkloadKey;
@@ -27,8 +29,11 @@ use crate::status;
 /// Per-Workload bookkeeping.
 #[derive(Debug, Clone, Default)]
 pub struct WlBook {
-    /// Response to our last write, until the watch catches up.
-    pub overlay: Option<Arc<Workload>>,
+    /// Response to our last write, until the watch catches up. Kept as the store keeps a
+    /// Workload (pod sets as text): when the API server falls behind, every Workload written
+    /// in the meantime has one (10,000 at once at a fifth of the large-scale shape), and a
+    /// decoded pod template is most of a Workload's memory.
+    pub overlay: Option<StoredWorkload>,
     /// A write on this Workload is in flight.
     pub busy: bool,
     /// The status to write next (supersedes earlier plans, keeping their effects). Boxed,
@@ -105,34 +110,67 @@ pub struct JobBook {
 /// resourceVersion as a number, for "which copy is newer" (etcd's are integers; anything
 /// else counts as older than what the watch says).
 pub(super) fn rv<K: Resource>(o: &K) -> Option<u64> {
-    o.meta().resource_version.as_deref()?.parse().ok()
+    version(o.meta())
+}
+
+fn version(meta: &ObjectMeta) -> Option<u64> {
+    meta.resource_version.as_deref()?.parse().ok()
+}
+
+/// Which copy of an object is the newest ([`newest`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Newest {
+    /// The watch's.
+    Store,
+    /// Ours: the answer to our last write (or creation).
+    Ours,
+    /// Neither: the object is gone.
+    Gone,
 }
 
 /// The newer of the watch's copy and ours; drops ours once the watch caught up. When the
 /// store does not have the object, ours counts only if we created it and the watch has not
 /// shown it yet (`unseen`); otherwise the object is gone.
-pub(super) fn newest<K: Resource>(
-    store: Option<Arc<K>>,
-    overlay: &mut Option<Arc<K>>,
+pub(super) fn newest<S: Resource, O: OurCopy>(
+    store: Option<&S>,
+    overlay: &mut Option<O>,
     unseen: bool,
-) -> Option<Arc<K>> {
-    if store.is_none() && !unseen {
-        *overlay = None;
-        return None;
-    }
+) -> Newest {
     match (store, overlay.as_ref()) {
-        (s, None) => s,
+        (None, _) if !unseen => {
+            *overlay = None;
+            Newest::Gone
+        }
+        (None, None) => Newest::Gone,
+        (Some(_), None) => Newest::Store,
         (Some(s), Some(o)) => {
-            let same_object = s.meta().uid == o.meta().uid;
-            match (rv(&*s), rv(&**o)) {
-                (Some(a), Some(b)) if same_object && a < b => Some(o.clone()),
+            let same_object = s.meta().uid == o.our_meta().uid;
+            match (rv(s), version(o.our_meta())) {
+                (Some(a), Some(b)) if same_object && a < b => Newest::Ours,
                 _ => {
                     *overlay = None;
-                    Some(s)
+                    Newest::Store
                 }
             }
         }
-        (None, Some(o)) => Some(o.clone()),
+        (None, Some(_)) => Newest::Ours,
+    }
+}
+
+/// Our copy of an object, as a book keeps it.
+pub(super) trait OurCopy {
+    fn our_meta(&self) -> &ObjectMeta;
+}
+
+impl<K: Resource> OurCopy for Arc<K> {
+    fn our_meta(&self) -> &ObjectMeta {
+        self.meta()
+    }
+}
+
+impl OurCopy for StoredWorkload {
+    fn our_meta(&self) -> &ObjectMeta {
+        self.metadata()
     }
 }
 
@@ -164,7 +202,7 @@ impl Ctx<'_> {
     /// The newest copy of the Workload, whole.
     pub(super) fn latest_workload(&mut self, key: &WorkloadKey) -> Option<Arc<Workload>> {
         let store = self.cached_workload(key);
-        self.newest_workload(key, store)
+        self.newest_workload(key, store, StoredWorkload::workload_arc)
     }
 
     /// The newest copy's metadata, spec and status: `spec.podSets` may be empty. The
@@ -175,32 +213,39 @@ impl Ctx<'_> {
             Some(whole) => whole.clone(),
             None => self.cache.workload_head(key),
         };
-        self.newest_workload(key, store)
+        self.newest_workload(key, store, StoredWorkload::head)
     }
 
-    /// The newer of the store's copy and our overlay ([`newest`]).
+    /// The newer of the store's copy and our overlay ([`newest`]), ours read by `read_ours`.
     fn newest_workload(
         &mut self,
         key: &WorkloadKey,
         store: Option<Arc<Workload>>,
+        read_ours: fn(&StoredWorkload) -> Arc<Workload>,
     ) -> Option<Arc<Workload>> {
-        match self.m.wls.get_mut(key) {
-            Some(b) => {
-                if store.is_some() {
-                    b.unseen = false;
-                }
-                newest(store, &mut b.overlay, b.unseen)
-            }
-            None => store,
+        let Some(b) = self.m.wls.get_mut(key) else {
+            return store;
+        };
+        if store.is_some() {
+            b.unseen = false;
+        }
+        match newest(store.as_deref(), &mut b.overlay, b.unseen) {
+            Newest::Store => store,
+            Newest::Ours => b.overlay.as_ref().map(read_ours),
+            Newest::Gone => None,
         }
     }
 
     pub(super) fn latest_job(&mut self, key: &ObjectKey) -> Option<Arc<Job>> {
         let store = self.cache.job(key);
-        match self.m.jobs.get_mut(key) {
-            // We never create Jobs: not in the store means gone.
-            Some(b) => newest(store, &mut b.overlay, false),
-            None => store,
+        let Some(b) = self.m.jobs.get_mut(key) else {
+            return store;
+        };
+        // We never create Jobs: not in the store means gone.
+        match newest(store.as_deref(), &mut b.overlay, false) {
+            Newest::Store => store,
+            Newest::Ours => b.overlay.clone(),
+            Newest::Gone => None,
         }
     }
 

@@ -11,6 +11,7 @@ use k8s_openapi::api::batch::v1::Job;
 use kube_core::Resource;
 
 use crate::api::Workload;
+use crate::kube::stored::StoredWorkload;
 use crate::integration::job::{self as jobs, JobAction, JobStep, LeftJob};
 use crate::manifests::ObjectKey;
 use crate::manifests::convert::millis;
@@ -193,7 +194,7 @@ impl Ctx<'_> {
         self.job_book(key).busy = true;
         self.act(Action::CreateWorkload {
             job: key.clone(),
-            workload,
+            workload: Box::new(workload),
         });
     }
 
@@ -232,7 +233,7 @@ impl Ctx<'_> {
                 self.m.owned.insert(job_key.clone(), key.clone());
                 let unseen = !self.cache.has_workload(&key);
                 let book = self.book(&key);
-                book.overlay = Some(Arc::new(wl));
+                book.overlay = Some(StoredWorkload::new(wl));
                 book.unseen = unseen;
                 self.m.dirty_wls.insert(key);
             }

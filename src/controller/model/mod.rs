@@ -376,7 +376,7 @@ impl Ctx<'_> {
                             // As on any read: our copy goes once the store caught up with it
                             // (kept, a whole Workload per book would stay for good).
                             b.unseen = false;
-                            book::newest(Some(w.clone()), &mut b.overlay, false);
+                            book::newest(Some(&**w), &mut b.overlay, false);
                             return;
                         }
                         Some(_) => {}

@@ -209,19 +209,20 @@ impl StatusWrite {
     }
 }
 
-/// What the model asks the shell to do. (Short-lived: taken and performed after each turn.)
-#[allow(clippy::large_enum_variant)]
+/// What the model asks the shell to do. Writes beyond a lane's limit wait in the shell as
+/// actions (tens of thousands when the API server falls behind), so the large parts are boxed:
+/// an action is a few words, not a whole Workload.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
     /// Server-side apply of the Workload's status (`object`: the version it builds on).
     WriteWorkloadStatus {
         key: WorkloadKey,
         object: Arc<Workload>,
-        write: StatusWrite,
+        write: Box<StatusWrite>,
     },
     CreateWorkload {
         job: ObjectKey,
-        workload: Workload,
+        workload: Box<Workload>,
     },
     /// Remove `finalizer`, guarded by `object`'s resourceVersion.
     RemoveFinalizer {

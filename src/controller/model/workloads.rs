@@ -14,6 +14,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube_core::Resource;
 
 use crate::api::Workload;
+use crate::kube::stored::StoredWorkload;
 use crate::manifests::job::RESOURCE_IN_USE_FINALIZER;
 use crate::metrics::MetricUpdate;
 use crate::scheduler::key::WorkloadKey;
@@ -128,7 +129,7 @@ impl Ctx<'_> {
         self.act(Action::WriteWorkloadStatus {
             key,
             object,
-            write: *write,
+            write,
         });
     }
 
@@ -189,8 +190,10 @@ impl Ctx<'_> {
         let write = book.sending.take().unwrap_or_default();
         book.failures = 0;
         book.retry_at = None;
-        let obj = Arc::new(obj);
-        book.overlay = Some(obj.clone());
+        let stored = StoredWorkload::new(obj);
+        // What the effects read: metadata and status (Events, metrics), never pods.
+        let obj = stored.head();
+        book.overlay = Some(stored);
         if let Some(job) = owner_job(&obj) {
             self.m.dirty_jobs.insert(job);
         }
@@ -405,7 +408,7 @@ impl Ctx<'_> {
         let book = self.book(&key);
         book.busy = false;
         match result {
-            Ok(obj) => book.overlay = Some(Arc::new(obj)),
+            Ok(obj) => book.overlay = Some(StoredWorkload::new(obj)),
             Err(WriteError::NotFound) => {}
             Err(e) => {
                 tracing::debug!(workload = %key, error = %e, "could not patch the Workload; will retry");

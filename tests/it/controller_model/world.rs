@@ -171,7 +171,7 @@ impl World {
                 ]
             }
             Action::CreateWorkload { job, workload } => {
-                let mut w = workload.clone();
+                let mut w = (**workload).clone();
                 let name = w.metadata.name.clone().unwrap();
                 w.metadata.uid = Some(format!("uid-{name}"));
                 w.metadata.resource_version = Some(self.rv());
@@ -435,7 +435,7 @@ pub fn status_writes(
     let mut out: BTreeMap<String, Vec<_>> = BTreeMap::new();
     for a in actions {
         if let Action::WriteWorkloadStatus { key, write, .. } = a {
-            out.entry(key.name.clone()).or_default().push(write);
+            out.entry(key.name.clone()).or_default().push(&**write);
         }
     }
     out
