@@ -623,3 +623,33 @@ fn write_summary(before: &Workload, after: &crate::api::WorkloadStatus) -> Strin
     }
     out.join(",")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(i: usize) -> Action {
+        Action::ReadWorkload {
+            key: WorkloadKey::new("ns", &format!("w{i}")),
+        }
+    }
+
+    /// A burst of waiting writes is sent in order, and once the lane drains it keeps no
+    /// more than `DRAINED_CAPACITY` slots of room.
+    #[test]
+    fn a_drained_lane_gives_its_room_back() {
+        let mut lane = Lane::new(1);
+        lane.waiting.extend((0..5_000).map(read));
+        assert!(lane.waiting.capacity() >= 5_000);
+        for i in 0..5_000 {
+            let (action, _) = lane.next_ready().expect("room in the lane");
+            assert_eq!(action, read(i), "in order");
+        }
+        assert!(lane.next_ready().is_none());
+        assert!(
+            lane.waiting.capacity() <= DRAINED_CAPACITY,
+            "capacity {} after draining",
+            lane.waiting.capacity()
+        );
+    }
+}

@@ -11,8 +11,8 @@ use k8s_openapi::api::batch::v1::Job;
 use kube_core::Resource;
 
 use crate::api::Workload;
-use crate::kube::stored::StoredWorkload;
 use crate::integration::job::{self as jobs, JobAction, JobStep, LeftJob};
+use crate::kube::stored::StoredWorkload;
 use crate::manifests::ObjectKey;
 use crate::manifests::convert::millis;
 use crate::manifests::job::workload_for_job;

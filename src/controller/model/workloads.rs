@@ -126,11 +126,7 @@ impl Ctx<'_> {
         let book = self.book(&key);
         book.busy = true;
         book.sending = Some(write.clone());
-        self.act(Action::WriteWorkloadStatus {
-            key,
-            object,
-            write,
-        });
+        self.act(Action::WriteWorkloadStatus { key, object, write });
     }
 
     pub(super) fn on_workload_written(&mut self, key: WorkloadKey, result: WriteResult<Workload>) {
