@@ -630,7 +630,7 @@ mod tests {
 
     fn read(i: usize) -> Action {
         Action::ReadWorkload {
-            key: WorkloadKey::new("ns", &format!("w{i}")),
+            key: WorkloadKey::new("ns", format!("w{i}")),
         }
     }
 
