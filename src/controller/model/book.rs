@@ -32,8 +32,8 @@ pub struct WlBook {
     /// Response to our last write, until the watch catches up. Kept as the store keeps a
     /// Workload (pod sets as text): when the API server falls behind, every Workload written
     /// in the meantime has one (10,000 at once at a fifth of the large-scale shape), and a
-    /// decoded pod template is most of a Workload's memory.
-    pub overlay: Option<StoredWorkload>,
+    /// decoded pod template is most of a Workload's memory. Boxed: most books have none.
+    pub overlay: Option<Box<StoredWorkload>>,
     /// A write on this Workload is in flight.
     pub busy: bool,
     /// The status to write next (supersedes earlier plans, keeping their effects). Boxed,
@@ -168,7 +168,7 @@ impl<K: Resource> OurCopy for Arc<K> {
     }
 }
 
-impl OurCopy for StoredWorkload {
+impl OurCopy for Box<StoredWorkload> {
     fn our_meta(&self) -> &ObjectMeta {
         self.metadata()
     }
@@ -231,7 +231,7 @@ impl Ctx<'_> {
         }
         match newest(store.as_deref(), &mut b.overlay, b.unseen) {
             Newest::Store => store,
-            Newest::Ours => b.overlay.as_ref().map(read_ours),
+            Newest::Ours => b.overlay.as_deref().map(read_ours),
             Newest::Gone => None,
         }
     }

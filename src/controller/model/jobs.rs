@@ -233,7 +233,7 @@ impl Ctx<'_> {
                 self.m.owned.insert(job_key.clone(), key.clone());
                 let unseen = !self.cache.has_workload(&key);
                 let book = self.book(&key);
-                book.overlay = Some(StoredWorkload::new(wl));
+                book.overlay = Some(Box::new(StoredWorkload::new(wl)));
                 book.unseen = unseen;
                 self.m.dirty_wls.insert(key);
             }

@@ -189,7 +189,7 @@ impl Ctx<'_> {
         let stored = StoredWorkload::new(obj);
         // What the effects read: metadata and status (Events, metrics), never pods.
         let obj = stored.head();
-        book.overlay = Some(stored);
+        book.overlay = Some(Box::new(stored));
         if let Some(job) = owner_job(&obj) {
             self.m.dirty_jobs.insert(job);
         }
@@ -404,7 +404,7 @@ impl Ctx<'_> {
         let book = self.book(&key);
         book.busy = false;
         match result {
-            Ok(obj) => book.overlay = Some(StoredWorkload::new(obj)),
+            Ok(obj) => book.overlay = Some(Box::new(StoredWorkload::new(obj))),
             Err(WriteError::NotFound) => {}
             Err(e) => {
                 tracing::debug!(workload = %key, error = %e, "could not patch the Workload; will retry");
