@@ -121,7 +121,7 @@ fn version(meta: &ObjectMeta) -> Option<u64> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Newest {
     /// The watch's.
-    Store,
+    Watch,
     /// Ours: the answer to our last write (or creation).
     Ours,
     /// Neither: the object is gone.
@@ -142,14 +142,14 @@ pub(super) fn newest<S: Resource, O: OurCopy>(
             Newest::Gone
         }
         (None, None) => Newest::Gone,
-        (Some(_), None) => Newest::Store,
+        (Some(_), None) => Newest::Watch,
         (Some(s), Some(o)) => {
             let same_object = s.meta().uid == o.our_meta().uid;
             match (rv(s), version(o.our_meta())) {
                 (Some(a), Some(b)) if same_object && a < b => Newest::Ours,
                 _ => {
                     *overlay = None;
-                    Newest::Store
+                    Newest::Watch
                 }
             }
         }
@@ -230,7 +230,7 @@ impl Ctx<'_> {
             b.unseen = false;
         }
         match newest(store.as_deref(), &mut b.overlay, b.unseen) {
-            Newest::Store => store,
+            Newest::Watch => store,
             Newest::Ours => b.overlay.as_deref().map(read_ours),
             Newest::Gone => None,
         }
@@ -243,7 +243,7 @@ impl Ctx<'_> {
         };
         // We never create Jobs: not in the store means gone.
         match newest(store.as_deref(), &mut b.overlay, false) {
-            Newest::Store => store,
+            Newest::Watch => store,
             Newest::Ours => b.overlay.clone(),
             Newest::Gone => None,
         }
