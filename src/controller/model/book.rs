@@ -10,11 +10,11 @@
 //! - The newest version is the watch's, or the response to our own last write when the watch
 //!   has not caught up (compared by resourceVersion, for the same UID).
 
+use std::ops::Deref;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::batch::v1::Job;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube_core::Resource;
 
 use super::Ctx;
@@ -109,12 +109,8 @@ pub struct JobBook {
 
 /// resourceVersion as a number, for "which copy is newer" (etcd's are integers; anything
 /// else counts as older than what the watch says).
-pub(super) fn rv<K: Resource>(o: &K) -> Option<u64> {
-    version(o.meta())
-}
-
-fn version(meta: &ObjectMeta) -> Option<u64> {
-    meta.resource_version.as_deref()?.parse().ok()
+pub(super) fn rv<K: Resource + ?Sized>(o: &K) -> Option<u64> {
+    o.meta().resource_version.as_deref()?.parse().ok()
 }
 
 /// Which copy of an object is the newest ([`newest`]).
@@ -131,7 +127,7 @@ pub(super) enum Newest {
 /// The newer of the watch's copy and ours; drops ours once the watch caught up. When the
 /// store does not have the object, ours counts only if we created it and the watch has not
 /// shown it yet (`unseen`); otherwise the object is gone.
-pub(super) fn newest<S: Resource, O: OurCopy>(
+pub(super) fn newest<S: Resource, O: Deref<Target: Resource>>(
     store: Option<&S>,
     overlay: &mut Option<O>,
     unseen: bool,
@@ -144,8 +140,8 @@ pub(super) fn newest<S: Resource, O: OurCopy>(
         (None, None) => Newest::Gone,
         (Some(_), None) => Newest::Watch,
         (Some(s), Some(o)) => {
-            let same_object = s.meta().uid == o.our_meta().uid;
-            match (rv(s), version(o.our_meta())) {
+            let same_object = s.meta().uid == o.meta().uid;
+            match (rv(s), rv(&**o)) {
                 (Some(a), Some(b)) if same_object && a < b => Newest::Ours,
                 _ => {
                     *overlay = None;
@@ -154,23 +150,6 @@ pub(super) fn newest<S: Resource, O: OurCopy>(
             }
         }
         (None, Some(_)) => Newest::Ours,
-    }
-}
-
-/// Our copy of an object, as a book keeps it.
-pub(super) trait OurCopy {
-    fn our_meta(&self) -> &ObjectMeta;
-}
-
-impl<K: Resource> OurCopy for Arc<K> {
-    fn our_meta(&self) -> &ObjectMeta {
-        self.meta()
-    }
-}
-
-impl OurCopy for Box<StoredWorkload> {
-    fn our_meta(&self) -> &ObjectMeta {
-        self.metadata()
     }
 }
 
