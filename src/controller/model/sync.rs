@@ -33,8 +33,12 @@ pub fn tiebreak(uid: &str) -> u64 {
 impl Ctx<'_> {
     /// Brings one Workload into the engine (or out of it).
     pub(super) fn sync_workload(&mut self, key: &WorkloadKey) {
-        if self.m.wls.get(key).is_some_and(|b| b.writing()) {
-            return;
+        if let Some(b) = self.m.wls.get_mut(key) {
+            // Its status or its demand may have changed: pending words are checked anew.
+            b.pending_verified = 0;
+            if b.writing() {
+                return;
+            }
         }
         let Some((obj, kept)) = self.latest_for_sync(key) else {
             if self.m.engine.remove_workload(key) {

@@ -106,6 +106,53 @@ fn a_new_reason_is_written_at_once() {
     );
 }
 
+/// A workload that cannot queue (its LocalQueue is missing) is looked at on every change:
+/// the same words already written are not written again, but once someone else changes its
+/// conditions, the words go back.
+#[test]
+fn a_pending_condition_changed_by_someone_else_is_written_again() {
+    let mut world = World::new();
+    cluster(&mut world, "", "cpu", "4");
+    world
+        .cache
+        .put_workload(workload(&world, "ns", "w", "nowhere", 1));
+    let first = world.start();
+    world.settle(first);
+    let words = "LocalQueue nowhere doesn't exist";
+    assert_eq!(message(&world, "w"), words);
+
+    // A label changes: looked at again, nothing to write.
+    world.advance(Duration::from_secs(1));
+    let mut labelled = (*world.workload("ns", "w")).clone();
+    labelled.metadata.labels = Some([("team".to_string(), "a".to_string())].into());
+    let relabelled = world.put_workload(labelled);
+    assert!(
+        !status_writes(&relabelled).contains_key("w"),
+        "{relabelled:#?}"
+    );
+    world.settle(relabelled);
+
+    // Someone strips its conditions: the words go back at once.
+    world.advance(Duration::from_secs(1));
+    let mut stripped = (*world.workload("ns", "w")).clone();
+    stripped
+        .status
+        .get_or_insert_with(Default::default)
+        .conditions
+        .clear();
+    let after = world.put_workload(stripped);
+    let writes = status_writes(&after);
+    let Some([write, ..]) = writes.get("w").map(Vec::as_slice) else {
+        panic!("w's pending status is written again: {after:#?}")
+    };
+    assert_eq!(
+        cond(&write.status, "QuotaReserved"),
+        is("False", "Misconfigured")
+    );
+    world.settle(after);
+    assert_eq!(message(&world, "w"), words);
+}
+
 /// `big` holds all 50 CPUs; then `waiting` arrivals `w0`.. of 1, 2, ... CPUs (different
 /// sizes, so none is parked with another). Returns the world and the arrivals' actions,
 /// unperformed.
