@@ -24,4 +24,5 @@ pub use view::WorkloadView;
 pub use workload::{
     admission_to_api, admit, evict, evict_for, evict_with_cause, finish, not_admitted, pending,
     pending_changes, quantity, queued_wait_seconds, release, requeue, resource_requests,
+    same_resource_requests,
 };

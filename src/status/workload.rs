@@ -12,7 +12,7 @@ use crate::api::{self, Workload, WorkloadSchedulingStatsEviction, WorkloadStatus
 use crate::manifests::convert::millis;
 use crate::scheduler::decision::PreemptionReason;
 use crate::scheduler::model::{self, Millis};
-use crate::scheduler::quantity::{Amount, format_amount};
+use crate::scheduler::quantity::{Amount, format_amount, parse_amount};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 
@@ -213,15 +213,17 @@ pub fn pending_changes(
         || !same_resource_requests(&st.resource_requests, w)
 }
 
-/// `written == resource_requests(w)`, without building the latter.
-fn same_resource_requests(written: &[api::PodSetRequest], w: &model::Workload) -> bool {
+/// `written` equals `resource_requests(w)` as quantities (as upstream compares them), without
+/// building the latter or formatting a number.
+pub fn same_resource_requests(written: &[api::PodSetRequest], w: &model::Workload) -> bool {
     written.len() == w.pod_sets.len()
         && written.iter().zip(&w.pod_sets).all(|(r, ps)| {
             r.name == ps.name
                 && r.resources.len() == ps.per_pod.len()
                 && ps.per_pod.iter().all(|(res, v)| {
                     r.resources.get(res.as_str()).is_some_and(|q| {
-                        q.0 == format_amount(res, v.saturating_mul(i64::from(ps.count)))
+                        parse_amount(res, &q.0)
+                            .is_ok_and(|a| a == v.saturating_mul(i64::from(ps.count)))
                     })
                 })
         })
@@ -455,5 +457,35 @@ mod tests {
         assert!(same_ignoring_times(&a, &b));
         pending(&mut b, "WaitingForQuota", "other", &w, 9_000);
         assert!(!same_ignoring_times(&a, &b));
+    }
+
+    #[test]
+    fn written_requests_compare_as_quantities() {
+        let w = model::Workload {
+            pod_sets: vec![model::PodSet {
+                name: "main".into(),
+                count: 2,
+                per_pod: BTreeMap::from([("cpu".into(), 500.into())]),
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let mut st = WorkloadStatus::default();
+        pending(&mut st, "Pending", "m", &w, 1_000);
+        assert!(!pending_changes(&st, "Pending", "m", &w));
+        // Another spelling of one cpu is the same quantity (as upstream compares them).
+        let cpu = |st: &mut WorkloadStatus, text: &str| {
+            st.resource_requests[0]
+                .resources
+                .insert("cpu".into(), Quantity(text.into()));
+        };
+        cpu(&mut st, "1000m");
+        assert!(!pending_changes(&st, "Pending", "m", &w));
+        for other in ["1500m", "not a number", "-1"] {
+            cpu(&mut st, other);
+            assert!(pending_changes(&st, "Pending", "m", &w), "{other}");
+        }
+        st.resource_requests[0].resources.clear();
+        assert!(pending_changes(&st, "Pending", "m", &w));
     }
 }

@@ -271,16 +271,16 @@ impl Ctx<'_> {
         w
     }
 
-    /// The status [`status::pending`] makes of the Workload's effective one (its pending
-    /// write's, else the newest object's), or none when that changes nothing or the Workload
-    /// is unknown; with whether only the message of the same reason changes. Clones only
-    /// what it returns.
-    pub(super) fn pending_status(
+    /// Would [`status::pending`] change the Workload's effective status (its pending
+    /// write's, else the newest object's)? None when it changes nothing or the Workload is
+    /// unknown, else whether only the message of the same reason changes. Asked of every
+    /// workload a cycle looks at: it clones and allocates nothing.
+    pub(super) fn pending_change(
         &mut self,
         key: &WorkloadKey,
         reason: &str,
         message: &str,
-    ) -> Option<(WorkloadStatus, bool)> {
+    ) -> Option<bool> {
         // Most workloads a cycle looks at wait for the same reason as last time, already
         // written: answered from the book, without reading the Workload.
         let words = pending_words(reason, message);
@@ -292,6 +292,51 @@ impl Ctx<'_> {
         {
             return None;
         }
+        let change = self.on_pending_base(key, |before, model| {
+            if !status::pending_changes(before, reason, message, model) {
+                return None;
+            }
+            Some(
+                before.admission.is_none()
+                    && before
+                        .condition(crate::api::workload_status::condition::QUOTA_RESERVED)
+                        .is_some_and(|c| c.status == "False" && c.reason == reason)
+                    && status::same_resource_requests(&before.resource_requests, model),
+            )
+        })?;
+        if change.is_none()
+            && let Some(b) = self.m.wls.get_mut(key)
+            && b.quiet()
+        {
+            b.pending_verified = words;
+        }
+        change
+    }
+
+    /// [`Ctx::pending_change`], with the new status when there is one.
+    pub(super) fn pending_status(
+        &mut self,
+        key: &WorkloadKey,
+        reason: &str,
+        message: &str,
+    ) -> Option<(WorkloadStatus, bool)> {
+        let words_only = self.pending_change(key, reason, message)?;
+        let now = self.now.wall;
+        self.on_pending_base(key, |before, model| {
+            let mut st = before.clone();
+            status::pending(&mut st, reason, message, model, now);
+            (st, words_only)
+        })
+    }
+
+    /// `f` of the status a pending write builds on (the planned or in-flight write's, else
+    /// the newest object's) and the engine's view of the Workload; None when either is
+    /// unknown.
+    fn on_pending_base<R>(
+        &mut self,
+        key: &WorkloadKey,
+        f: impl FnOnce(&WorkloadStatus, &crate::scheduler::model::Workload) -> R,
+    ) -> Option<R> {
         let obj = self.latest_head(key)?;
         let model = self.m.engine.workload(key)?;
         let planned = self
@@ -301,23 +346,7 @@ impl Ctx<'_> {
             .and_then(|b| b.plan.as_ref().or(b.sending.as_ref()))
             .map(|p| &p.status);
         let empty = WorkloadStatus::default();
-        let before = planned.or(obj.status.as_ref()).unwrap_or(&empty);
-        if !status::pending_changes(before, reason, message, model) {
-            if let Some(b) = self.m.wls.get_mut(key)
-                && b.quiet()
-            {
-                b.pending_verified = words;
-            }
-            return None;
-        }
-        let mut st = before.clone();
-        status::pending(&mut st, reason, message, model, self.now.wall);
-        let words_only = before.admission.is_none()
-            && before
-                .condition(crate::api::workload_status::condition::QUOTA_RESERVED)
-                .is_some_and(|c| c.status == "False" && c.reason == reason)
-            && st.resource_requests == before.resource_requests;
-        Some((st, words_only))
+        Some(f(planned.or(obj.status.as_ref()).unwrap_or(&empty), model))
     }
 
     /// Has the tick look at `key`'s book at `at`: call it with every time set in a book

@@ -145,31 +145,55 @@ impl Ctx<'_> {
     /// for the same reason wait for [`PENDING_REFRESH`] since the last pending write.
     pub(super) fn plan_pending(&mut self, key: &WorkloadKey, reason: &str, message: &str) {
         let now = self.now.instant;
-        let Some((st, words_only)) = self.pending_status(key, reason, message) else {
+        let Some(words_only) = self.pending_change(key, reason, message) else {
             if let Some(b) = self.m.wls.get_mut(key) {
                 b.held_message = None;
             }
             return;
         };
-        let book = self.book(key);
-        if let Some(last) = book.pending_planned_at
-            && words_only
-            && book.plan.is_none()
-            && now < last + PENDING_REFRESH
-        {
-            let at = last + PENDING_REFRESH;
-            book.held_message = Some(HeldMessage {
-                reason: reason.to_string(),
-                message: message.to_string(),
-                at,
-            });
-            self.wake(key, at);
+        // New words of the same reason within the refresh are held back, without building
+        // the status they would write.
+        let hold_until = self.m.wls.get(key).and_then(|b| {
+            let at = b.pending_planned_at? + PENDING_REFRESH;
+            (words_only && b.plan.is_none() && now < at).then_some(at)
+        });
+        if let Some(at) = hold_until {
+            self.hold_message(key, reason, message, at);
             return;
         }
-        book.pending_planned_at = Some(now);
+        let Some((st, _)) = self.pending_status(key, reason, message) else {
+            return;
+        };
+        self.book(key).pending_planned_at = Some(now);
         tracing::debug!(workload = %key, reason, message, "pending");
         let effects = vec![Effect::Event(EventText::warning(reason, message))];
         self.set_plan(key, StatusWrite::pending(st, effects));
+    }
+
+    /// Keeps the newest held words for `at`, its wakeup set once.
+    fn hold_message(&mut self, key: &WorkloadKey, reason: &str, message: &str, at: Instant) {
+        let book = self.book(key);
+        match &mut book.held_message {
+            Some(held) if held.at == at => {
+                // The words change often while the reason holds: reuse the buffers.
+                if held.reason != reason {
+                    held.reason.clear();
+                    held.reason.push_str(reason);
+                }
+                if held.message != message {
+                    held.message.clear();
+                    held.message.push_str(message);
+                }
+            }
+            held => {
+                *held = Some(HeldMessage {
+                    reason: reason.to_string(),
+                    message: message.to_string(),
+                    at,
+                });
+                self.wake(key, at);
+            }
+        }
     }
 
     /// Evicts one preemption target, unless that is already under way. Returns whether a new
