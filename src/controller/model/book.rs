@@ -68,10 +68,12 @@ pub struct WlBook {
     /// this same version (the echo of a write whose answer was synced) brings nothing new.
     /// 0 when none (etcd's versions start at 1; a plain number keeps the book small).
     pub synced_rv: u64,
-    /// [`pending_words`] of the pending reason and message last found already written, with
-    /// nothing in flight and no copy of ours: asked again, [`Ctx::pending_status`] answers
-    /// "no change" without reading the Workload. 0 when none. Cleared whenever the
-    /// Workload is synced (every watch event and write outcome for it syncs it). 32 bits
+    /// [`pending_words`] of the pending reason and message last found already in the status
+    /// a pending write builds on (the planned write's, the one in flight, else the newest
+    /// copy's): asked again, [`Ctx::pending_change`] answers "no change" without reading the
+    /// Workload. 0 when none. Cleared whenever that status may change: a new plan
+    /// ([`Ctx::set_plan`]) and every sync (every watch event and write outcome for the
+    /// Workload syncs it before the next cycle); sending a plan keeps its status. 32 bits
     /// keep the book within 192 bytes; a collision only delays new words to the next sync.
     pub pending_verified: u32,
 }
@@ -99,11 +101,6 @@ impl WlBook {
 
     pub fn backing_off(&self, now: Instant) -> bool {
         self.retry_at.is_some_and(|t| t > now)
-    }
-
-    /// Nothing in flight, planned or of our own: the Workload's status is the store's.
-    fn quiet(&self) -> bool {
-        !self.busy && self.plan.is_none() && self.sending.is_none() && self.overlay.is_none()
     }
 }
 
@@ -288,8 +285,20 @@ impl Ctx<'_> {
             .m
             .wls
             .get(key)
-            .is_some_and(|b| b.pending_verified == words && b.quiet())
+            .is_some_and(|b| b.pending_verified == words)
         {
+            // Every debug run checks the remembered answer against the status itself.
+            #[cfg(debug_assertions)]
+            {
+                let fresh = self.on_pending_base(key, |before, model| {
+                    status::pending_changes(before, reason, message, model)
+                });
+                assert_ne!(
+                    fresh,
+                    Some(true),
+                    "{key}: remembered pending words are stale"
+                );
+            }
             return None;
         }
         let change = self.on_pending_base(key, |before, model| {
@@ -306,7 +315,6 @@ impl Ctx<'_> {
         })?;
         if change.is_none()
             && let Some(b) = self.m.wls.get_mut(key)
-            && b.quiet()
         {
             b.pending_verified = words;
         }

@@ -54,6 +54,7 @@ impl Ctx<'_> {
     pub(super) fn set_plan(&mut self, key: &WorkloadKey, write: StatusWrite) {
         let book = self.book(key);
         book.held_message = None;
+        book.pending_verified = 0;
         match &mut book.plan {
             Some(old) => old.supersede(write),
             None => book.plan = Some(Box::new(write)),
