@@ -14,6 +14,7 @@ pub mod jobs;
 pub mod lean;
 pub mod lease;
 pub mod objects;
+pub mod relist;
 pub mod server;
 pub mod snapshot;
 pub mod stored;

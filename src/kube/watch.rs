@@ -4,7 +4,8 @@
 //!
 //! Notifications are level triggers: the loop reads the store (the newest state) when it
 //! handles one, so a burst of updates to one object costs one reconcile. After a re-list the
-//! whole kind is reported (objects deleted while the watch was down get no event of their own).
+//! whole kind is reported (objects deleted while the watch was down get no event of their own);
+//! a re-list updates the store in place rather than holding it twice ([`reflect_in_place`]).
 //!
 //! `metadata.managedFields` is dropped before an object enters a store, as controller-runtime's
 //! cache does for upstream: the controller never reads it, and it is most of a Workload's size.
@@ -30,6 +31,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio::task::JoinHandle;
 
 use super::lean::{Lean, Parts};
+use super::relist::reflect_in_place;
 use super::stored::StoredWorkload;
 use crate::api::{
     ClusterQueue, Cohort, LocalQueue, ResourceFlavor, Workload, WorkloadPriorityClass,
@@ -337,7 +339,7 @@ where
     let objects = watcher(api, cfg)
         .default_backoff()
         .modify(|o| o.meta_mut().managed_fields = None);
-    let stream = reflector::reflector(writer, objects);
+    let stream = reflect_in_place(writer, reader.clone(), objects);
     (reader, tokio::spawn(forward(stream, kind, tx)))
 }
 
@@ -359,7 +361,7 @@ where
     let objects = watcher(api, cfg)
         .default_backoff()
         .map(move |ev| ev.map(|e| unwrap_event(e, store_as)));
-    let stream = reflector::reflector(writer, objects);
+    let stream = reflect_in_place(writer, reader.clone(), objects);
     (reader, tokio::spawn(forward(stream, kind, tx)))
 }
 
