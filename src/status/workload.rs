@@ -438,9 +438,9 @@ mod tests {
         assert_eq!(st.scheduling_stats.as_ref().unwrap().evictions[0].count, 2);
     }
 
-    #[test]
-    fn unchanged_pending_status_compares_equal() {
-        let w = model::Workload {
+    /// One pod set "main" of 2 pods, 500m cpu each.
+    fn two_pods_of_half_a_cpu() -> model::Workload {
+        model::Workload {
             pod_sets: vec![model::PodSet {
                 name: "main".into(),
                 count: 2,
@@ -448,7 +448,12 @@ mod tests {
                 ..Default::default()
             }],
             ..Default::default()
-        };
+        }
+    }
+
+    #[test]
+    fn unchanged_pending_status_compares_equal() {
+        let w = two_pods_of_half_a_cpu();
         let mut a = WorkloadStatus::default();
         pending(&mut a, "WaitingForQuota", "m", &w, 1_000);
         assert_eq!(a.resource_requests[0].resources["cpu"].0, "1");
@@ -461,15 +466,7 @@ mod tests {
 
     #[test]
     fn written_requests_compare_as_quantities() {
-        let w = model::Workload {
-            pod_sets: vec![model::PodSet {
-                name: "main".into(),
-                count: 2,
-                per_pod: BTreeMap::from([("cpu".into(), 500.into())]),
-                ..Default::default()
-            }],
-            ..Default::default()
-        };
+        let w = two_pods_of_half_a_cpu();
         let mut st = WorkloadStatus::default();
         pending(&mut st, "Pending", "m", &w, 1_000);
         assert!(!pending_changes(&st, "Pending", "m", &w));

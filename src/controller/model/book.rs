@@ -68,11 +68,11 @@ pub struct WlBook {
     /// this same version (the echo of a write whose answer was synced) brings nothing new.
     /// 0 when none (etcd's versions start at 1; a plain number keeps the book small).
     pub synced_rv: u64,
-    /// [`pending_words`] of the pending reason and message last found already in the status
+    /// `pending_words` of the pending reason and message last found already in the status
     /// a pending write builds on (the planned write's, the one in flight, else the newest
-    /// copy's): asked again, [`Ctx::pending_change`] answers "no change" without reading the
+    /// copy's): asked again, `Ctx::pending_change` answers "no change" without reading the
     /// Workload. 0 when none. Cleared whenever that status may change: a new plan
-    /// ([`Ctx::set_plan`]) and every sync (every watch event and write outcome for the
+    /// (`Ctx::set_plan`) and every sync (every watch event and write outcome for the
     /// Workload syncs it before the next cycle); sending a plan keeps its status. 32 bits
     /// keep the book within 192 bytes; a collision only delays new words to the next sync.
     pub pending_verified: u32,
