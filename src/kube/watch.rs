@@ -386,11 +386,7 @@ fn store_workload(mut wl: Workload) -> StoredWorkload {
 /// copy is trimmed: should the condition ever go, the watch event that shows it brings the
 /// whole object again.
 fn compact_finished(wl: &mut Workload) {
-    let finished = wl
-        .status
-        .as_ref()
-        .is_some_and(|s| s.condition_is_true(crate::api::workload_status::condition::FINISHED));
-    if finished {
+    if super::stored::is_finished(wl) {
         for ps in &mut wl.spec.pod_sets {
             ps.template = Default::default();
         }

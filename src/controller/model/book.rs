@@ -329,11 +329,22 @@ impl Ctx<'_> {
         message: &str,
     ) -> Option<(WorkloadStatus, bool)> {
         let words_only = self.pending_change(key, reason, message)?;
+        Some((self.pending_built(key, reason, message)?, words_only))
+    }
+
+    /// The status [`status::pending`] makes of the one a pending write builds on: for a
+    /// caller that already knows, from [`Ctx::pending_change`], that it changes.
+    pub(super) fn pending_built(
+        &mut self,
+        key: &WorkloadKey,
+        reason: &str,
+        message: &str,
+    ) -> Option<WorkloadStatus> {
         let now = self.now.wall;
         self.on_pending_base(key, |before, model| {
             let mut st = before.clone();
             status::pending(&mut st, reason, message, model, now);
-            (st, words_only)
+            st
         })
     }
 

@@ -161,7 +161,7 @@ impl Ctx<'_> {
             self.hold_message(key, reason, message, at);
             return;
         }
-        let Some((st, _)) = self.pending_status(key, reason, message) else {
+        let Some(st) = self.pending_built(key, reason, message) else {
             return;
         };
         self.book(key).pending_planned_at = Some(now);
