@@ -230,6 +230,39 @@ struct Shared {
     floor_admitted: Option<Vec<bool>>,
 }
 
+/// `KUEUE_PERF_RESTART_APISERVER_AT=<seconds>`, a diagnostic: kube-apiserver is killed and
+/// started again that long into the run, so every watch lists again (its new watch cache
+/// answers the old resource versions 410 Gone), as a saturated API server makes it do at
+/// upstream's large-scale shape. It shows what a re-list costs the controller; the API
+/// server's figures then cover its first life only, and the run is not comparable to others.
+struct PlannedRestart {
+    at: Option<Duration>,
+}
+
+impl PlannedRestart {
+    fn from_env() -> PlannedRestart {
+        let at = std::env::var("KUEUE_PERF_RESTART_APISERVER_AT")
+            .ok()
+            .map(|v| match v.parse::<f64>() {
+                Ok(secs) if secs >= 0.0 => Duration::from_secs_f64(secs),
+                _ => panic!("KUEUE_PERF_RESTART_APISERVER_AT={v}: not a number of seconds"),
+            });
+        PlannedRestart { at }
+    }
+
+    /// Restarts kube-apiserver once its time came.
+    fn when_due(&mut self, cluster: &Cluster, start: Instant) {
+        if self.at.is_some_and(|at| start.elapsed() >= at) {
+            self.at = None;
+            eprintln!(
+                "perf: restarting kube-apiserver {:.1} s into the run",
+                start.elapsed().as_secs_f64()
+            );
+            cluster.restart("kube-apiserver");
+        }
+    }
+}
+
 pub fn start_cluster(s: &Scenario) -> Cluster {
     let mut b = if s.jobs {
         let node = |i: usize| {
@@ -327,6 +360,7 @@ pub async fn run(s: &Scenario, schedule: &[Arrival], cluster: &Cluster, opts: &O
         .enumerate()
         .map(|(i, a)| ((a.namespace.clone(), a.name.clone()), i))
         .collect();
+    let mut restart = PlannedRestart::from_env();
     let start = Instant::now();
     let shared = Arc::new(Mutex::new(Shared {
         start,
@@ -362,6 +396,7 @@ pub async fn run(s: &Scenario, schedule: &[Arrival], cluster: &Cluster, opts: &O
     let in_flight = Arc::new(tokio::sync::Semaphore::new(CREATES_IN_FLIGHT));
     for (i, a) in schedule.iter().enumerate() {
         tokio::time::sleep_until((gen_start + Duration::from_millis(a.at_ms)).into()).await;
+        restart.when_due(cluster, start);
         let (body, resource) = if s.jobs {
             (
                 job_body(a),
@@ -423,6 +458,7 @@ pub async fn run(s: &Scenario, schedule: &[Arrival], cluster: &Cluster, opts: &O
             timed_out = true;
             break;
         }
+        restart.when_due(cluster, start);
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     let controller = ctl
@@ -528,8 +564,21 @@ fn on_workload(
                 }] },
             });
             let pp = PatchParams::apply("kueue-job-controller-Finished").force();
-            if let Err(e) = api.patch_status(&name, &pp, &Patch::Apply(&body)).await {
-                eprintln!("perf: finish {ns}/{name}: {e}");
+            // Retried while the API server cannot be reached (a restart), as the creates are.
+            let mut pause = Duration::from_millis(100);
+            for _ in 0..60 {
+                match api.patch_status(&name, &pp, &Patch::Apply(&body)).await {
+                    Ok(_) => return,
+                    Err(e @ kube::Error::Api(_)) => {
+                        eprintln!("perf: finish {ns}/{name}: {e}");
+                        return;
+                    }
+                    Err(e) => {
+                        eprintln!("perf: finish {ns}/{name}: {e}; retrying in {pause:?}");
+                        tokio::time::sleep(pause).await;
+                        pause = (pause * 2).min(Duration::from_secs(2));
+                    }
+                }
             }
         });
     } else if evicted_and_held && !was_evicted_and_held && !jobs {

@@ -36,12 +36,13 @@ pub struct WlBook {
     pub overlay: Option<Box<StoredWorkload>>,
     /// A write on this Workload is in flight.
     pub busy: bool,
-    /// The status to write next (supersedes earlier plans, keeping their effects). Boxed,
-    /// like `sending`: a book lives as long as its Workload, a write only briefly.
+    /// The status to write next (supersedes earlier plans, keeping their effects). Boxed:
+    /// a book lives as long as its Workload, a write only briefly.
     pub plan: Option<Box<StatusWrite>>,
     /// The status write in flight: what later plans build on until it lands, and what
-    /// follows when it succeeds.
-    pub sending: Option<Box<StatusWrite>>,
+    /// follows when it succeeds. Shared with the write's action, so a write waiting for the
+    /// API server (thousands at once when it falls behind) holds its status once.
+    pub sending: Option<Arc<StatusWrite>>,
     /// Do not retry before this (after a failed write).
     pub retry_at: Option<Instant>,
     /// Failed writes in a row.
@@ -101,6 +102,47 @@ impl WlBook {
 
     pub fn backing_off(&self, now: Instant) -> bool {
         self.retry_at.is_some_and(|t| t > now)
+    }
+
+    /// Nothing is under way for its Workload: no copy of ours, no write planned, waiting,
+    /// in flight or to retry, no timer, no question out. What is left are memos that only
+    /// save work (the version last synced, the pending words checked, when pending words
+    /// were last planned): a book without them is as correct.
+    pub fn idle(&self) -> bool {
+        // Every field named, so a new one needs a decision here.
+        let WlBook {
+            overlay,
+            busy,
+            plan,
+            sending,
+            retry_at,
+            failures,
+            evicting,
+            unseen,
+            reread_at,
+            job_read,
+            job_reread_at,
+            look_at,
+            pending_planned_at: _,
+            held_message,
+            queued_background,
+            synced_rv: _,
+            pending_verified: _,
+        } = self;
+        overlay.is_none()
+            && !busy
+            && plan.is_none()
+            && sending.is_none()
+            && retry_at.is_none()
+            && *failures == 0
+            && !evicting
+            && !unseen
+            && reread_at.is_none()
+            && !job_read
+            && job_reread_at.is_none()
+            && look_at.is_none()
+            && held_message.is_none()
+            && !queued_background
     }
 }
 
@@ -261,7 +303,11 @@ impl Ctx<'_> {
     fn with_planned_status(&self, key: &WorkloadKey, w: Arc<Workload>) -> Workload {
         let mut w = Arc::unwrap_or_clone(w);
         if let Some(b) = self.m.wls.get(key)
-            && let Some(st) = b.plan.as_ref().or(b.sending.as_ref()).map(|p| &p.status)
+            && let Some(st) = b
+                .plan
+                .as_deref()
+                .or(b.sending.as_deref())
+                .map(|p| &p.status)
         {
             w.status = Some(st.clone());
         }
@@ -362,7 +408,7 @@ impl Ctx<'_> {
             .m
             .wls
             .get(key)
-            .and_then(|b| b.plan.as_ref().or(b.sending.as_ref()))
+            .and_then(|b| b.plan.as_deref().or(b.sending.as_deref()))
             .map(|p| &p.status);
         let empty = WorkloadStatus::default();
         Some(f(planned.or(obj.status.as_ref()).unwrap_or(&empty), model))
@@ -372,6 +418,17 @@ impl Ctx<'_> {
     /// (`retry_at`, `look_at`, `reread_at`, `job_reread_at`, a held message's `at`).
     pub(super) fn wake(&mut self, key: &WorkloadKey, at: Instant) {
         self.m.wakeups.insert((at, key.clone()));
+    }
+
+    /// A finished Workload's book goes once it is idle ([`WlBook::idle`]): a cluster keeps
+    /// its finished Workloads until they are deleted (50,000 at the end of upstream's
+    /// large-scale shape), and nothing more is under way for them. Should anything be,
+    /// a new book is made.
+    pub(super) fn forget_finished_book(&mut self, key: &WorkloadKey) {
+        let finished = self.m.engine.workload(key).is_some_and(|w| w.finished);
+        if finished && self.m.wls.get(key).is_some_and(WlBook::idle) {
+            self.m.wls.remove(key);
+        }
     }
 
     pub(super) fn book(&mut self, key: &WorkloadKey) -> &mut WlBook {

@@ -263,6 +263,7 @@ impl Model {
         }
         for key in std::mem::take(&mut cx.m.dirty_wls) {
             cx.sync_workload(&key);
+            cx.forget_finished_book(&key);
         }
         for key in std::mem::take(&mut cx.m.dirty_jobs) {
             cx.reconcile_job(&key);
@@ -377,6 +378,7 @@ impl Ctx<'_> {
                             // (kept, a whole Workload per book would stay for good).
                             b.unseen = false;
                             book::newest(Some(&**w), &mut b.overlay, false);
+                            self.forget_finished_book(&k);
                             return;
                         }
                         Some(_) => {}

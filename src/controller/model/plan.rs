@@ -218,7 +218,9 @@ pub enum Action {
     WriteWorkloadStatus {
         key: WorkloadKey,
         object: Arc<Workload>,
-        write: Box<StatusWrite>,
+        /// Shared with the book's `sending` until the write ends: a write waiting for the
+        /// API server holds its status once, not twice.
+        write: Arc<StatusWrite>,
     },
     CreateWorkload {
         job: ObjectKey,

@@ -30,6 +30,17 @@ pub fn tiebreak(uid: &str) -> u64 {
     u64::from_str_radix(&hex, 16).unwrap_or(0)
 }
 
+/// A finished Workload holds no quota and never queues again: the engine keeps who it is,
+/// its queue and its admission, not its demand (its pod sets' requests, most of a record,
+/// 50,000 of them at the end of upstream's large-scale shape). Its demand is therefore
+/// never reused: should `Finished` go (an edit), the Workload is converted whole again.
+fn without_demand(m: &mut Model) {
+    m.pod_sets = Vec::new();
+    m.reclaimable = Default::default();
+    m.unsupported = Vec::new();
+    m.invalid_requests = Vec::new();
+}
+
 impl Ctx<'_> {
     /// Brings one Workload into the engine (or out of it).
     pub(super) fn sync_workload(&mut self, key: &WorkloadKey) {
@@ -89,6 +100,9 @@ impl Ctx<'_> {
         let mut m = match converted {
             Ok(mut m) => {
                 m.spec_version = version;
+                if m.finished {
+                    without_demand(&mut m);
+                }
                 m
             }
             Err(e) => {
@@ -187,7 +201,10 @@ impl Ctx<'_> {
             .m
             .engine
             .workload(key)
-            .filter(|w| version.is_some() && w.uid == uid && w.spec_version == version)
+            // A finished one's was not kept ([`without_demand`]).
+            .filter(|w| {
+                !w.finished && version.is_some() && w.uid == uid && w.spec_version == version
+            })
             .map(WorkloadDemand::of);
         match kept {
             Some(demand) => Some((head, Some(demand))),

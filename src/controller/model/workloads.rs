@@ -124,6 +124,7 @@ impl Ctx<'_> {
         if background {
             self.m.background_sending.insert(key.clone());
         }
+        let write = Arc::<StatusWrite>::from(write);
         let book = self.book(&key);
         book.busy = true;
         book.sending = Some(write.clone());
@@ -184,7 +185,12 @@ impl Ctx<'_> {
         let book = self.book(&key);
         book.busy = false;
         book.reread_at = None;
-        let write = book.sending.take().unwrap_or_default();
+        // Ours alone by now: the write's task has ended.
+        let write = book
+            .sending
+            .take()
+            .map(Arc::unwrap_or_clone)
+            .unwrap_or_default();
         book.failures = 0;
         book.retry_at = None;
         let stored = StoredWorkload::new(obj);

@@ -480,6 +480,55 @@ fn a_written_workload_keeps_no_copy_once_the_watch_shows_the_write() {
     );
 }
 
+/// A finished Workload keeps no demand in the engine and no book (50,000 of them at the end
+/// of upstream's large-scale shape); should `Finished` be taken off (an edit), the Workload
+/// counts its whole demand again, never the nothing its finished record kept.
+#[test]
+fn a_workload_whose_finished_condition_is_taken_off_counts_its_whole_demand_again() {
+    let mut world = World::new();
+    cluster(&mut world, "", "cpu", "4");
+    let first = world.put_workload(workload(&world, "ns", "a", "lq", 6));
+    world.settle(first);
+    assert!(!holds_quota(&world, "a"), "6 cpu do not fit in 4");
+    let a = key("ns", "a");
+    assert!(
+        world.model.workload_book(&a).is_some(),
+        "a pending one has a book"
+    );
+
+    let mut done = (*world.workload("ns", "a")).clone();
+    let mut st = done.status.clone().unwrap_or_default();
+    kubectl_kueue::status::finish(&mut st, "Succeeded", "done", world.now.wall);
+    done.status = Some(st);
+    let changed = world.put_workload(done);
+    world.settle(changed);
+    let record = world
+        .model
+        .engine()
+        .workload(&a)
+        .expect("a finished one stays known");
+    assert!(record.finished);
+    assert!(
+        record.pod_sets.is_empty(),
+        "a finished record keeps no demand"
+    );
+    assert!(
+        world.model.workload_book(&a).is_none(),
+        "nothing is under way for a finished Workload: its book goes"
+    );
+
+    let mut undone = (*world.workload("ns", "a")).clone();
+    if let Some(st) = undone.status.as_mut() {
+        st.conditions.retain(|c| c.type_ != "Finished");
+    }
+    let changed = world.put_workload(undone);
+    world.settle(changed);
+    let record = world.model.engine().workload(&a).expect("a is known");
+    assert!(!record.finished);
+    assert!(!record.pod_sets.is_empty(), "its demand is counted again");
+    assert!(!holds_quota(&world, "a"), "6 cpu still do not fit in 4");
+}
+
 /// The engine keeps a Workload's demand while its spec's generation holds; a changed spec
 /// (a new generation) is counted again.
 #[test]
