@@ -26,6 +26,13 @@ use crate::manifests::key::namespace_of;
 use crate::scheduler::key::WorkloadKey;
 use crate::status;
 
+/// At most this many Workloads read whole stay kept during one turn. The turn after a
+/// re-list syncs every Workload in the store, and each read rebuilds a whole Workload from the
+/// store's compact form: kept for the turn, 50,000 of them (upstream's large-scale shape)
+/// were all held at once. A turn's other readers (a cycle's admissions and their writes)
+/// read far fewer.
+pub const READ_KEPT: usize = 1024;
+
 /// Per-Workload bookkeeping.
 #[derive(Debug, Clone, Default)]
 pub struct WlBook {
@@ -227,12 +234,16 @@ pub fn owner_job(wl: &Workload) -> Option<ObjectKey> {
 }
 
 impl Ctx<'_> {
-    /// The cache's copy (read once per turn: the cache does not change during one).
+    /// The cache's copy (read once per turn: the cache does not change during one, so
+    /// the copies kept are only a memo, and at most [`READ_KEPT`] of them).
     fn cached_workload(&mut self, key: &WorkloadKey) -> Option<Arc<Workload>> {
         if let Some(w) = self.read.get(key) {
             return w.clone();
         }
         let w = self.cache.workload(key);
+        if self.read.len() >= READ_KEPT {
+            self.read.clear();
+        }
         self.read.insert(key.clone(), w.clone());
         w
     }

@@ -47,7 +47,7 @@ use std::time::Instant;
 
 use k8s_openapi::api::core::v1::ObjectReference;
 
-pub use book::{JobBook, PENDING_REFRESH, WlBook, owner_job};
+pub use book::{JobBook, PENDING_REFRESH, READ_KEPT, WlBook, owner_job};
 pub use cache::{Cache, MemoryCache};
 pub use plan::{Action, Effect, EventText, Input, Now, StatusWrite, WriteError, WriteResult};
 pub use workloads::BACKGROUND_IN_FLIGHT;

@@ -13,6 +13,7 @@ mod metrics_state;
 mod parity;
 mod pending;
 mod pods_ready;
+mod relist;
 mod trust;
 mod world;
 
