@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::api::{PodSet, Workload, WorkloadSpec, WorkloadStatus};
 
-/// A Workload with its pod sets, or a finished one's spec and status, kept as text.
+/// A Workload with its pod sets kept as text, or a finished one's spec and status packed.
 #[derive(Clone, Debug)]
 pub struct StoredWorkload {
     form: Form,
@@ -144,7 +144,7 @@ pub fn is_finished(wl: &Workload) -> bool {
         .is_some_and(|s| s.condition_is_true(crate::api::workload_status::condition::FINISHED))
 }
 
-/// A finished Workload's spec and status as text, when they decode back the same.
+/// A finished Workload's spec and status packed, when they decode back the same.
 fn finished_form(wl: Workload) -> StoredWorkload {
     let Workload {
         metadata,
@@ -178,7 +178,7 @@ fn finished_form(wl: Workload) -> StoredWorkload {
 
 /// DEFLATE's fastest level: a baseline-shaped finished Workload's 848 bytes of JSON pack to
 /// 389 (365 at levels 6 and 9), in 34 µs (unpacked and decoded again in 8 µs); it is packed
-/// once per watch event, and a finished Workload sees one or two.
+/// once per watch event or write answer, and a finished Workload sees one or two.
 const PACK_LEVEL: u8 = 1;
 
 /// A finished Workload's [`Body`] from its packed JSON (`None` if it does not decode).
@@ -299,11 +299,11 @@ status:
         );
     }
 
-    /// Finished: metadata decoded for the store's readers, spec and status as text, and the
+    /// Finished: metadata decoded for the store's readers, spec and status packed, and the
     /// same Workload back whole from every reader; a change of metadata (as the reflector
     /// makes none, but the trait allows) lands in it.
     #[test]
-    fn a_finished_workload_keeps_its_spec_and_status_as_text() {
+    fn a_finished_workload_keeps_its_spec_and_status_packed() {
         let mut wl = workload();
         let st = wl.status.as_mut().unwrap();
         st.conditions
@@ -319,7 +319,7 @@ status:
             });
         let mut stored = StoredWorkload::new(wl.clone());
         let Form::Finished { body, .. } = &stored.form else {
-            panic!("a finished Workload is kept as text: {stored:?}")
+            panic!("a finished Workload is kept packed: {stored:?}")
         };
         let json = miniz_oxide::inflate::decompress_to_vec(body).expect("packed JSON");
         let text = String::from_utf8(json).expect("JSON is text");
