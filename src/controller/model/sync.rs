@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use crate::api::Workload;
+use crate::kube::stored::is_finished;
 use crate::manifests::Origin;
 use crate::manifests::convert::{self, WorkloadDemand};
 use crate::metrics::{LocalQueueRef, MetricUpdate};
@@ -189,12 +190,18 @@ impl Ctx<'_> {
     /// The newest copy of a Workload to sync, with the engine's demand for it when that
     /// still holds: the engine has it (same UID) computed from the same spec generation and
     /// request context. The copy then comes without its pod sets (rebuilding them from the
-    /// store is most of a read, and counting their requests most of a conversion).
+    /// store is most of a read, and counting their requests most of a conversion). A
+    /// finished Workload comes the same way, with no demand.
     fn latest_for_sync(
         &mut self,
         key: &WorkloadKey,
     ) -> Option<(Arc<Workload>, Option<WorkloadDemand>)> {
         let head = self.latest_head(key)?;
+        // A finished one's demand would be dropped ([`without_demand`]): its head is enough,
+        // and the turn after a re-list syncs every finished Workload in the store.
+        if is_finished(&head) {
+            return Some((head, Some(WorkloadDemand::default())));
+        }
         let version = self.spec_version(&head);
         let uid = head.metadata.uid.as_deref().unwrap_or_default();
         let kept = self

@@ -1,7 +1,6 @@
-//! The turn after a re-list syncs every Workload in the store at once: it holds a bounded
-//! number of whole Workloads at a time, not one per Workload (50,000 at upstream's
-//! large-scale shape, whose finished ones the engine keeps without demand, so each is read
-//! whole again).
+//! Turns that sync every Workload at once (the turn after a re-list; a changed request
+//! context) hold few whole Workloads at a time, not one per Workload: 50,000 at upstream's
+//! large-scale shape.
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
@@ -90,18 +89,34 @@ impl Cache for CountingCache {
     }
 }
 
-#[test]
-fn the_turn_after_a_relist_holds_a_bounded_number_of_whole_workloads() {
-    const FINISHED: usize = 3 * READ_KEPT;
-    let mut world = World::new();
-    cluster(&mut world, "", "cpu", "4");
-    for i in 0..FINISHED {
-        let mut w = workload(&world, "ns", &format!("done-{i}"), "lq", 1);
-        let mut st = w.status.clone().unwrap_or_default();
-        kubectl_kueue::status::finish(&mut st, "Succeeded", "done", world.now.wall);
-        w.status = Some(st);
+fn counting(world: &World) -> CountingCache {
+    CountingCache {
+        inner: world.cache.clone(),
+        alive: RefCell::new(Vec::new()),
+        peak: Cell::new(0),
+    }
+}
+
+/// `n` Workloads of 1 cpu in LocalQueue `ns/queue`, finished when `finished`.
+fn many(world: &mut World, n: usize, queue: &str, finished: bool) {
+    for i in 0..n {
+        let mut w = workload(world, "ns", &format!("w-{i}"), queue, 1);
+        if finished {
+            let mut st = w.status.clone().unwrap_or_default();
+            kubectl_kueue::status::finish(&mut st, "Succeeded", "done", world.now.wall);
+            w.status = Some(st);
+        }
         world.cache.put_workload(w);
     }
+}
+
+/// The re-list's turn syncs every finished Workload without reading it whole: its record
+/// keeps no demand, and its head says all the engine keeps.
+#[test]
+fn the_turn_after_a_relist_reads_no_finished_workload_whole() {
+    let mut world = World::new();
+    cluster(&mut world, "", "cpu", "4");
+    many(&mut world, 3 * READ_KEPT, "lq", true);
     world
         .cache
         .put_workload(workload(&world, "ns", "waiting", "lq", 2));
@@ -109,19 +124,69 @@ fn the_turn_after_a_relist_holds_a_bounded_number_of_whole_workloads() {
     world.settle(first);
     assert!(holds_quota(&world, "waiting"));
 
-    let counting = CountingCache {
-        inner: world.cache.clone(),
-        alive: RefCell::new(Vec::new()),
-        peak: Cell::new(0),
-    };
+    let cache = counting(&world);
     world
         .model
-        .handle(&counting, Input::Relisted(Kind::Workload), world.now);
-    world.model.turn(&counting, world.now);
-    let peak = counting.peak.get();
-    assert!(
-        peak > 0 && peak <= READ_KEPT + 1,
-        "{peak} whole Workloads alive at once while {FINISHED} were synced"
-    );
+        .handle(&cache, Input::Relisted(Kind::Workload), world.now);
+    world.model.turn(&cache, world.now);
+    let peak = cache.peak.get();
+    assert!(peak <= 1, "{peak} whole Workloads alive at once");
+    let done = WorkloadKey::new("ns", "w-0");
+    let record = world.model.engine().workload(&done).expect("known");
+    assert!(record.finished, "still counted as finished");
     assert!(holds_quota(&world, "waiting"), "nothing changed for it");
+}
+
+/// A turn that reads every Workload whole (here: a LimitRange changed the requests of all)
+/// holds at most `READ_KEPT` of them at once, not one per Workload.
+#[test]
+fn a_turn_that_reads_every_workload_whole_holds_a_bounded_number_at_once() {
+    let n = READ_KEPT + 100;
+    let mut world = World::new();
+    cluster(&mut world, "", "cpu", "4");
+    // In a LocalQueue that does not exist: they wait, each told why once.
+    many(&mut world, n, "nowhere", false);
+    let mut actions = world.start();
+    // Their pending writes go out one at a time (as upstream's): more rounds than `settle`.
+    for _ in 0..4 * n {
+        if actions.is_empty() {
+            break;
+        }
+        let mut inputs = Vec::new();
+        for a in &actions {
+            inputs.extend(world.perform(a));
+        }
+        for i in inputs {
+            world.model.handle(&world.cache, i, world.now);
+        }
+        actions = world.turn();
+    }
+    assert!(actions.is_empty(), "the model did not settle");
+
+    world.cache.limit_ranges.push(Arc::new(
+        serde_yaml::from_str(
+            "metadata: {name: defaults, namespace: ns}
+spec:
+  limits:
+  - type: Container
+    defaultRequest: {memory: 1Gi}
+",
+        )
+        .unwrap(),
+    ));
+    let cache = counting(&world);
+    let input = Input::Changed {
+        kind: Kind::LimitRange,
+        key: ObjectKey {
+            namespace: Some("ns".into()),
+            name: "defaults".into(),
+        },
+    };
+    world.model.handle(&cache, input, world.now);
+    world.model.turn(&cache, world.now);
+    let peak = cache.peak.get();
+    assert!(
+        peak > READ_KEPT / 2 && peak <= READ_KEPT + 1,
+        "{peak} whole Workloads alive at once while {n} were read again"
+    );
 }
