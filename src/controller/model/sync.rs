@@ -31,10 +31,11 @@ pub fn tiebreak(uid: &str) -> u64 {
     u64::from_str_radix(&hex, 16).unwrap_or(0)
 }
 
-/// A finished Workload holds no quota and never queues again: the engine keeps who it is,
-/// its queue and its admission, not its demand (its pod sets' requests, most of a record,
-/// 50,000 of them at the end of upstream's large-scale shape). Its demand is therefore
-/// never reused: should `Finished` go (an edit), the Workload is converted whole again.
+/// A finished Workload holds no quota and never queues again: the engine keeps who it is
+/// and its queue (the finished counts), not its demand (its pod sets' requests, most of a
+/// record, 50,000 of them at the end of upstream's large-scale shape). Its demand is
+/// therefore never reused: should `Finished` go (an edit), the Workload is converted whole
+/// again.
 fn without_demand(m: &mut Model) {
     m.pod_sets = Vec::new();
     m.reclaimable = Default::default();
