@@ -131,6 +131,13 @@ impl Workload {
                 && status.condition_is_true(super::workload_status::condition::QUOTA_RESERVED)
         })
     }
+
+    /// Whether `Finished` is true: it holds no quota and never queues again.
+    pub fn is_finished(&self) -> bool {
+        self.status
+            .as_ref()
+            .is_some_and(|s| s.condition_is_true(super::workload_status::condition::FINISHED))
+    }
 }
 
 /// An empty spec with upstream's defaults. It has no pod set, so it is not a valid workload

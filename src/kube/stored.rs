@@ -62,7 +62,7 @@ struct Body {
 impl StoredWorkload {
     pub fn new(mut wl: Workload) -> StoredWorkload {
         shrink(&mut wl);
-        if is_finished(&wl) {
+        if wl.is_finished() {
             return finished_form(wl);
         }
         let text = serde_json::to_string(&wl.spec.pod_sets).ok();
@@ -135,13 +135,6 @@ impl StoredWorkload {
             Form::Finished { metadata, .. } => metadata,
         }
     }
-}
-
-/// `Finished=True`: the store keeps such a Workload compact.
-pub fn is_finished(wl: &Workload) -> bool {
-    wl.status
-        .as_ref()
-        .is_some_and(|s| s.condition_is_true(crate::api::workload_status::condition::FINISHED))
 }
 
 /// A finished Workload's spec and status packed, when they decode back the same.

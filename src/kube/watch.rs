@@ -386,7 +386,7 @@ fn store_workload(mut wl: Workload) -> StoredWorkload {
 /// copy is trimmed: should the condition ever go, the watch event that shows it brings the
 /// whole object again.
 fn compact_finished(wl: &mut Workload) {
-    if super::stored::is_finished(wl) {
+    if wl.is_finished() {
         for ps in &mut wl.spec.pod_sets {
             ps.template = Default::default();
         }

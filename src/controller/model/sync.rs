@@ -8,7 +8,6 @@
 use std::sync::Arc;
 
 use crate::api::Workload;
-use crate::kube::stored::is_finished;
 use crate::manifests::Origin;
 use crate::manifests::convert::{self, WorkloadDemand};
 use crate::metrics::{LocalQueueRef, MetricUpdate};
@@ -200,7 +199,7 @@ impl Ctx<'_> {
         let head = self.latest_head(key)?;
         // A finished one's demand would be dropped ([`without_demand`]): its head is enough,
         // and the turn after a re-list syncs every finished Workload in the store.
-        if is_finished(&head) {
+        if head.is_finished() {
             return Some((head, Some(WorkloadDemand::default())));
         }
         let version = self.spec_version(&head);
