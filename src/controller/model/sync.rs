@@ -30,18 +30,6 @@ pub fn tiebreak(uid: &str) -> u64 {
     u64::from_str_radix(&hex, 16).unwrap_or(0)
 }
 
-/// A finished Workload holds no quota and never queues again: the engine keeps who it is
-/// and its queue (the finished counts), not its demand (its pod sets' requests, most of a
-/// record, 50,000 of them at the end of upstream's large-scale shape). Its demand is
-/// therefore never reused: should `Finished` go (an edit), the Workload is converted whole
-/// again.
-fn without_demand(m: &mut Model) {
-    m.pod_sets = Vec::new();
-    m.reclaimable = Default::default();
-    m.unsupported = Vec::new();
-    m.invalid_requests = Vec::new();
-}
-
 impl Ctx<'_> {
     /// Brings one Workload into the engine (or out of it).
     pub(super) fn sync_workload(&mut self, key: &WorkloadKey) {
@@ -101,9 +89,6 @@ impl Ctx<'_> {
         let mut m = match converted {
             Ok(mut m) => {
                 m.spec_version = version;
-                if m.finished {
-                    without_demand(&mut m);
-                }
                 m
             }
             Err(e) => {
@@ -197,8 +182,10 @@ impl Ctx<'_> {
         key: &WorkloadKey,
     ) -> Option<(Arc<Workload>, Option<WorkloadDemand>)> {
         let head = self.latest_head(key)?;
-        // A finished one's demand would be dropped ([`without_demand`]): its head is enough,
-        // and the turn after a re-list syncs every finished Workload in the store.
+        // A finished Workload holds no quota and never queues again: the engine keeps who it
+        // is and its queue (the finished counts), not its demand (its pod sets' requests, most
+        // of a record; 50,000 finished ones at the end of upstream's large-scale shape). Its
+        // head is enough, and the turn after a re-list syncs every one in the store.
         if head.is_finished() {
             return Some((head, Some(WorkloadDemand::default())));
         }
@@ -208,7 +195,8 @@ impl Ctx<'_> {
             .m
             .engine
             .workload(key)
-            // A finished one's was not kept ([`without_demand`]).
+            // A finished record's demand is none (above), never to reuse: should `Finished`
+            // go (an edit), the Workload is converted whole again.
             .filter(|w| {
                 !w.finished && version.is_some() && w.uid == uid && w.spec_version == version
             })
