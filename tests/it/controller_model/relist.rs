@@ -146,22 +146,9 @@ fn a_turn_that_reads_every_workload_whole_holds_a_bounded_number_at_once() {
     cluster(&mut world, "", "cpu", "4");
     // In a LocalQueue that does not exist: they wait, each told why once.
     many(&mut world, n, "nowhere", false);
-    let mut actions = world.start();
-    // Their pending writes go out one at a time (as upstream's): more rounds than `settle`.
-    for _ in 0..4 * n {
-        if actions.is_empty() {
-            break;
-        }
-        let mut inputs = Vec::new();
-        for a in &actions {
-            inputs.extend(world.perform(a));
-        }
-        for i in inputs {
-            world.model.handle(&world.cache, i, world.now);
-        }
-        actions = world.turn();
-    }
-    assert!(actions.is_empty(), "the model did not settle");
+    let first = world.start();
+    // Their pending writes go out one at a time (as upstream's).
+    world.settle_within(first, 4 * n);
 
     world.cache.limit_ranges.push(Arc::new(
         serde_yaml::from_str(

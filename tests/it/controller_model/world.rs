@@ -365,9 +365,15 @@ impl World {
 
     /// Performs `actions` as the API server would and feeds every answer back, turn by turn,
     /// until the model has nothing more to do. Returns every action seen on the way.
-    pub fn settle(&mut self, mut actions: Vec<Action>) -> Vec<Action> {
+    pub fn settle(&mut self, actions: Vec<Action>) -> Vec<Action> {
+        self.settle_within(actions, 100)
+    }
+
+    /// [`World::settle`] in at most `rounds` rounds of answers (background writes go out one
+    /// at a time: a thousand waiting Workloads need a thousand rounds).
+    pub fn settle_within(&mut self, mut actions: Vec<Action>, rounds: usize) -> Vec<Action> {
         let mut seen = Vec::new();
-        for _ in 0..100 {
+        for _ in 0..rounds {
             if actions.is_empty() {
                 return seen;
             }
