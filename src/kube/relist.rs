@@ -6,7 +6,7 @@
 //! fallen behind, that is when it is saturated: at upstream's large-scale shape (50,000
 //! Workloads on two cores) it did so about 260 s into the run, and the re-list took 11 s with
 //! every stored Workload held twice. (RSS rose by 140 MiB after it with or without this module:
-//! most of that rise has another cause, not yet found; see the README.) Here the first
+//! most of that rise had other causes, the README's "Finished Workloads slimmer".) Here the first
 //! list goes through kube's way (it is what makes the store ready); a later re-list writes each
 //! listed object into the live store as it comes, and once the list is complete, removes what
 //! it did not list (deleted while the watch was down).
