@@ -250,6 +250,18 @@ impl Executor {
         }
     }
 
+    /// Writes waiting and running per lane, and Events queued: `name=count` pairs for the
+    /// sizes log.
+    fn sizes(&self) -> String {
+        let lane = |l: &Lane| (l.waiting.len(), l.running.load(Ordering::SeqCst));
+        let ((mw, mr), (qw, qr)) = (lane(&self.main), lane(&self.queue_status));
+        format!(
+            "writes_waiting={mw} writes_running={mr} queue_writes_waiting={qw} \
+             queue_writes_running={qr} events_queued={}",
+            self.writer.events_pending()
+        )
+    }
+
     /// Writes started or waiting (for a graceful shutdown).
     fn busy(&self) -> bool {
         self.main.busy() || self.queue_status.busy() || self.writer.events_pending() > 0
@@ -417,6 +429,10 @@ async fn write_job(
     }
 }
 
+/// How often the loop logs what it holds (at debug level): the counts that show which of
+/// its collections grew when its memory does.
+const SIZES_EVERY: Duration = Duration::from_secs(10);
+
 pub(super) const LOST: &str = "leader election lost (the lease was not renewed within the renew deadline); exiting so that another replica can lead";
 
 /// Resolves when this replica stops leading (never without leader election).
@@ -512,6 +528,7 @@ pub(super) async fn lead(
     let mut tick = tokio::time::interval(Duration::from_millis(100));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut lost = false;
+    let mut sizes_logged_at = Instant::now();
     loop {
         tokio::select! {
             biased;
@@ -547,6 +564,16 @@ pub(super) async fn lead(
         }
         exec.start_waiting();
         health.beat();
+        if sizes_logged_at.elapsed() >= SIZES_EVERY && tracing::enabled!(tracing::Level::DEBUG) {
+            sizes_logged_at = Instant::now();
+            tracing::debug!(
+                "holding: {} {} inputs_queued={} stored_workloads={}",
+                model.sizes(),
+                exec.sizes(),
+                rx.len(),
+                stores.workloads.len()
+            );
+        }
     }
     if let Some(h) = hub {
         h.set_answering(false);

@@ -490,6 +490,11 @@ impl Engine {
         self.searches.hits
     }
 
+    /// Preemptors whose searches are kept for later cycles (a diagnostic of its memory).
+    pub fn preemptors_with_kept_searches(&self) -> usize {
+        self.searches.preemptors_kept()
+    }
+
     /// How many workloads the engine knows (finished ones included).
     pub fn workload_count(&self) -> usize {
         self.wl_ids.len()

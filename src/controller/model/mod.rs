@@ -38,6 +38,7 @@ pub mod plan;
 mod pods_ready;
 pub mod queues;
 pub mod scheduling;
+mod sizes;
 pub mod sync;
 pub mod workloads;
 
@@ -50,6 +51,7 @@ use k8s_openapi::api::core::v1::ObjectReference;
 pub use book::{JobBook, PENDING_REFRESH, READ_KEPT, WlBook, owner_job};
 pub use cache::{Cache, MemoryCache};
 pub use plan::{Action, Effect, EventText, Input, Now, StatusWrite, WriteError, WriteResult};
+pub use sizes::Sizes;
 pub use workloads::BACKGROUND_IN_FLIGHT;
 
 use crate::api::Workload;

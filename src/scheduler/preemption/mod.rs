@@ -195,6 +195,11 @@ impl SearchCache {
         self.answers.remove(&wl);
     }
 
+    /// Preemptors with answers kept.
+    pub(crate) fn preemptors_kept(&self) -> usize {
+        self.answers.len()
+    }
+
     fn version(&self, root: NodeId) -> u64 {
         self.versions.get(&root).copied().unwrap_or(0)
     }

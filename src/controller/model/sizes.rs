@@ -1,0 +1,103 @@
+//! What the model holds, counted: a diagnostic the shell logs now and then (at debug level),
+//! so a controller whose memory grows shows which of its collections grew with it.
+//!
+//! Invariants: counting reads the model and changes nothing. Data in: the model; data out:
+//! the counts, printed as `name=count` pairs.
+
+use std::fmt;
+
+use super::Model;
+
+/// The sizes of the model's collections at one moment.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Sizes {
+    /// Workload books, and among them those holding an answer to our write the watch has
+    /// not echoed yet, a planned write, a write in flight or waiting, a held pending message.
+    pub books: usize,
+    pub overlays: usize,
+    pub plans: usize,
+    pub sending: usize,
+    pub held_messages: usize,
+    pub job_books: usize,
+    pub dirty_workloads: usize,
+    pub wakeups: usize,
+    pub background_queue: usize,
+    /// Workload records in the engine, and preemptors whose searches are kept.
+    pub engine_workloads: usize,
+    pub kept_searches: usize,
+    /// Actions decided and not yet taken by the shell.
+    pub actions: usize,
+}
+
+impl Model {
+    /// Counts what the model holds now.
+    pub fn sizes(&self) -> Sizes {
+        let mut s = Sizes {
+            books: self.wls.len(),
+            job_books: self.jobs.len(),
+            dirty_workloads: self.dirty_wls.len(),
+            wakeups: self.wakeups.len(),
+            background_queue: self.background_queue.len(),
+            engine_workloads: self.engine.workload_count(),
+            kept_searches: self.engine.preemptors_with_kept_searches(),
+            actions: self.actions.len(),
+            ..Sizes::default()
+        };
+        for b in self.wls.values() {
+            s.overlays += usize::from(b.overlay.is_some());
+            s.plans += usize::from(b.plan.is_some());
+            s.sending += usize::from(b.sending.is_some());
+            s.held_messages += usize::from(b.held_message.is_some());
+        }
+        s
+    }
+}
+
+impl fmt::Display for Sizes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Sizes {
+            books,
+            overlays,
+            plans,
+            sending,
+            held_messages,
+            job_books,
+            dirty_workloads,
+            wakeups,
+            background_queue,
+            engine_workloads,
+            kept_searches,
+            actions,
+        } = self;
+        write!(
+            f,
+            "books={books} overlays={overlays} plans={plans} sending={sending} \
+             held_messages={held_messages} job_books={job_books} dirty_workloads={dirty_workloads} \
+             wakeups={wakeups} background_queue={background_queue} \
+             engine_workloads={engine_workloads} kept_searches={kept_searches} \
+             actions={actions}"
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_model_counts_nothing_and_prints_every_name() {
+        let m = Model::new(super::super::Settings::default());
+        let s = m.sizes();
+        assert_eq!(s, Sizes::default());
+        let text = s.to_string();
+        for name in [
+            "books=0",
+            "overlays=0",
+            "sending=0",
+            "engine_workloads=0",
+            "actions=0",
+        ] {
+            assert!(text.contains(name), "{text}");
+        }
+    }
+}
