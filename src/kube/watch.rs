@@ -5,9 +5,7 @@
 //! Notifications are level triggers: the loop reads the store (the newest state) when it
 //! handles one, so a burst of updates to one object costs one reconcile. After a re-list the
 //! whole kind is reported (objects deleted while the watch was down get no event of their own);
-//! a re-list updates the store in place rather than holding it twice ([`reflect_in_place`]),
-//! reports each object as it comes, and is streamed from the API server's watch cache where
-//! it serves streaming lists ([`Relists`]).
+//! a re-list updates the store in place rather than holding it twice ([`reflect_in_place`]).
 //!
 //! `metadata.managedFields` is dropped before an object enters a store, as controller-runtime's
 //! cache does for upstream: the controller never reads it, and it is most of a Workload's size.
@@ -23,7 +21,7 @@ use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{LimitRange, Namespace, Node};
 use k8s_openapi::api::node::v1::RuntimeClass;
 use k8s_openapi::api::scheduling::v1::PriorityClass;
-use kube::api::{Api, ListParams, WatchParams};
+use kube::api::{Api, ListParams};
 use kube::core::PartialObjectMeta;
 use kube::runtime::reflector::{self, ObjectRef, Store};
 use kube::runtime::{WatchStreamExt, watcher};
@@ -228,11 +226,7 @@ pub async fn start(
     tx: UnboundedSender<WatchMsg>,
 ) -> (Stores, Vec<JoinHandle<()>>) {
     let mut tasks = Vec::new();
-    let relists = Relists::served_by(client).await;
-    let cfg = || Watch {
-        config: watcher::Config::default(),
-        relists,
-    };
+    let cfg = watcher::Config::default;
     let (flavors, t) = spawn(
         Api::all(client.clone()),
         cfg(),
@@ -266,10 +260,11 @@ pub async fn start(
     tasks.push(t);
     let (namespaces, t) = spawn(Api::all(client.clone()), cfg(), Kind::Namespace, tx.clone());
     tasks.push(t);
-    let mut job_cfg = cfg();
-    if !opts.all_jobs {
-        job_cfg.config = job_cfg.config.labels(crate::api::QUEUE_NAME_LABEL);
-    }
+    let job_cfg = if opts.all_jobs {
+        cfg()
+    } else {
+        cfg().labels(crate::api::QUEUE_NAME_LABEL)
+    };
     let (jobs, t) = spawn_lean(client, job_cfg, Kind::Job, keep, tx.clone());
     tasks.push(t);
     let (nodes, t) = spawn(
@@ -331,94 +326,9 @@ where
     reader
 }
 
-/// How a watch lists again once the API server answers 410 Gone (its watch cache no longer
-/// holds the version the watch had reached, which it does when it is saturated).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Relists {
-    /// In consistent pages of 500, as the first list. Each page is a request of its own,
-    /// queued behind every write of a saturated API server: at upstream's large-scale shape,
-    /// 50,000 Workloads took 94 s to list again.
-    Paged,
-    /// As one watch that sends the current objects first (a streaming list, the API
-    /// server's WatchList feature), served from its watch cache one object at a time.
-    Streamed,
-}
-
-impl Relists {
-    /// Streamed where the API server serves streaming lists, else paged. Asked once, with a
-    /// watch of ResourceFlavors (few objects, and watched anyway) that ends at once; an API
-    /// server without the feature refuses `sendInitialEvents` (422).
-    pub async fn served_by(client: &Client) -> Relists {
-        let api: Api<ResourceFlavor> = Api::all(client.clone());
-        match api
-            .watch(&WatchParams::streaming_lists().timeout(1), "0")
-            .await
-        {
-            Ok(_) => Relists::Streamed,
-            Err(e) => {
-                tracing::info!(error = %e, "the API server serves no streaming lists: watches list again in pages");
-                Relists::Paged
-            }
-        }
-    }
-}
-
-/// A watch's settings.
-#[derive(Clone)]
-struct Watch {
-    config: watcher::Config,
-    relists: Relists,
-}
-
-/// A kind's events: its first list in consistent pages (a streaming list from the watch cache
-/// may be older than what the API server has committed, and the first list is what the
-/// controller decides its first cycle on), then its watch; with [`Relists::Streamed`], once
-/// the API server answers 410 Gone, a new watcher whose lists are streamed (what it lists is
-/// at least as new as what the expired watch had seen). kube's backoff on errors in both.
-fn events<K>(
-    api: Api<K>,
-    cfg: Watch,
-    kind: Kind,
-) -> impl futures::Stream<Item = watcher::Result<watcher::Event<K>>> + Send
-where
-    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
-{
-    let first = watcher(api.clone(), cfg.config.clone()).default_backoff();
-    match cfg.relists {
-        Relists::Paged => first.left_stream(),
-        Relists::Streamed => {
-            let streamed = watcher(api, cfg.config.streaming_lists()).default_backoff();
-            until_gone(first, kind).chain(streamed).right_stream()
-        }
-    }
-}
-
-/// `stream` until the API server answers 410 Gone (that event left out).
-fn until_gone<K, S>(stream: S, kind: Kind) -> impl futures::Stream<Item = S::Item>
-where
-    S: futures::Stream<Item = watcher::Result<watcher::Event<K>>>,
-{
-    stream.take_while(move |ev| {
-        let gone = is_gone(ev);
-        if gone {
-            tracing::warn!(kind = ?kind, "watch expired (410 Gone); listing again, streamed from the API server's watch cache");
-        }
-        futures::future::ready(!gone)
-    })
-}
-
-/// The API server answered 410 Gone: the watch must list again.
-fn is_gone<K>(ev: &watcher::Result<watcher::Event<K>>) -> bool {
-    match ev {
-        Err(watcher::Error::WatchError(status)) => status.code == 410,
-        Err(watcher::Error::WatchStartFailed(kube::Error::Api(status))) => status.code == 410,
-        _ => false,
-    }
-}
-
 fn spawn<K>(
     api: Api<K>,
-    cfg: Watch,
+    cfg: watcher::Config,
     kind: Kind,
     tx: UnboundedSender<WatchMsg>,
 ) -> (Store<K>, JoinHandle<()>)
@@ -426,7 +336,9 @@ where
     K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
 {
     let (reader, writer) = reflector::store();
-    let objects = events(api, cfg, kind).modify(|o| o.meta_mut().managed_fields = None);
+    let objects = watcher(api, cfg)
+        .default_backoff()
+        .modify(|o| o.meta_mut().managed_fields = None);
     let stream = reflect_in_place(writer, reader.clone(), objects);
     (reader, tokio::spawn(forward(stream, kind, tx)))
 }
@@ -435,7 +347,7 @@ where
 /// `store_as` makes it.
 fn spawn_lean<K, S>(
     client: &Client,
-    cfg: Watch,
+    cfg: watcher::Config,
     kind: Kind,
     store_as: fn(K) -> S,
     tx: UnboundedSender<WatchMsg>,
@@ -446,7 +358,9 @@ where
 {
     let (reader, writer) = reflector::store();
     let api: Api<Lean<K>> = Api::all(client.clone());
-    let objects = events(api, cfg, kind).map(move |ev| ev.map(|e| unwrap_event(e, store_as)));
+    let objects = watcher(api, cfg)
+        .default_backoff()
+        .map(move |ev| ev.map(|e| unwrap_event(e, store_as)));
     let stream = reflect_in_place(writer, reader.clone(), objects);
     (reader, tokio::spawn(forward(stream, kind, tx)))
 }
@@ -496,23 +410,12 @@ where
 {
     futures::pin_mut!(stream);
     let mut failing = false;
-    let mut listed = false;
     while let Some(ev) = stream.next().await {
         let msg = match ev {
             Ok(watcher::Event::Apply(o)) | Ok(watcher::Event::Delete(o)) => {
                 Some(WatchMsg::Changed(kind, kind.key_of(&o)))
             }
-            // A re-list writes each object into the store as it comes ([`reflect_in_place`]):
-            // each is reported as it comes too, not all at the end. A re-list of 50,000
-            // Workloads from a saturated API server took 94 s, and the controller, told of
-            // none of them until the last, saw no Workload finish or arrive meanwhile.
-            Ok(watcher::Event::InitApply(o)) if listed => {
-                Some(WatchMsg::Changed(kind, kind.key_of(&o)))
-            }
-            Ok(watcher::Event::InitDone) => {
-                listed = true;
-                Some(WatchMsg::Relisted(kind))
-            }
+            Ok(watcher::Event::InitDone) => Some(WatchMsg::Relisted(kind)),
             Ok(_) => None,
             Err(e) => {
                 // The backoff retries; say it once per outage, not once per attempt.
@@ -538,45 +441,6 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn status(code: u16) -> Box<kube::core::Status> {
-        Box::new(kube::core::Status {
-            code,
-            ..Default::default()
-        })
-    }
-
-    /// The first watcher's events pass until the API server answers 410 Gone; other errors
-    /// (kube's backoff retries them) pass too.
-    #[test]
-    fn the_first_watch_ends_where_the_api_server_answers_gone() {
-        let ns = |name: &str| Namespace {
-            metadata: kube::api::ObjectMeta {
-                name: Some(name.into()),
-                ..Default::default()
-            },
-            ..Default::default()
-        };
-        let events: Vec<watcher::Result<watcher::Event<Namespace>>> = vec![
-            Ok(watcher::Event::Init),
-            Ok(watcher::Event::InitApply(ns("a"))),
-            Ok(watcher::Event::InitDone),
-            Err(watcher::Error::WatchError(status(500))),
-            Ok(watcher::Event::Apply(ns("b"))),
-            Err(watcher::Error::WatchError(status(410))),
-            Ok(watcher::Event::Apply(ns("c"))),
-        ];
-        let passed: Vec<_> = futures::executor::block_on(
-            until_gone(futures::stream::iter(events), Kind::Namespace).collect::<Vec<_>>(),
-        );
-        assert_eq!(passed.len(), 5, "{passed:?}");
-        assert!(
-            matches!(&passed[4], Ok(watcher::Event::Apply(o)) if o.metadata.name.as_deref() == Some("b"))
-        );
-        assert!(is_gone::<Namespace>(&Err(
-            watcher::Error::WatchStartFailed(kube::Error::Api(status(410)))
-        )));
-    }
 
     fn workload(finished: &str) -> Workload {
         serde_yaml::from_str(&format!(

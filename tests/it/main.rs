@@ -45,7 +45,6 @@ mod e2e_leader;
 mod e2e_metrics;
 mod e2e_parity;
 mod e2e_pods_ready;
-mod e2e_relists;
 mod e2e_running_work;
 mod e2e_trust;
 mod e2e_visibility;
