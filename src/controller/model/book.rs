@@ -18,7 +18,7 @@ use k8s_openapi::api::batch::v1::Job;
 use kube_core::Resource;
 
 use super::Ctx;
-use super::plan::StatusWrite;
+use super::plan::{PendingWords, Plan, StatusWrite};
 use crate::api::{Workload, WorkloadStatus};
 use crate::kube::stored::StoredWorkload;
 use crate::manifests::ObjectKey;
@@ -43,9 +43,9 @@ pub struct WlBook {
     pub overlay: Option<Box<StoredWorkload>>,
     /// A write on this Workload is in flight.
     pub busy: bool,
-    /// The status to write next (supersedes earlier plans, keeping their effects). Boxed:
-    /// a book lives as long as its Workload, a write only briefly.
-    pub plan: Option<Box<StatusWrite>>,
+    /// The status to write next (supersedes earlier plans, keeping their effects). Boxed
+    /// inside: a book lives as long as its Workload, a write only briefly.
+    pub plan: Option<Plan>,
     /// The status write in flight: what later plans build on until it lands, and what
     /// follows when it succeeds. Shared with the write's action, so a write waiting for the
     /// API server (thousands at once when it falls behind) holds its status once.
@@ -69,7 +69,8 @@ pub struct WlBook {
     /// When we last planned a pending status for it (see [`PENDING_REFRESH`]).
     pub pending_planned_at: Option<Instant>,
     /// A newer pending message for the same reason, held back until `HeldMessage::at`.
-    pub held_message: Option<HeldMessage>,
+    /// Boxed: few are held at once.
+    pub held_message: Option<Box<HeldMessage>>,
     /// Its background write waits in `Model::background_queue`.
     pub queued_background: bool,
     /// The resourceVersion last synced into the engine in full: a watch event that shows
@@ -313,16 +314,37 @@ impl Ctx<'_> {
 
     fn with_planned_status(&self, key: &WorkloadKey, w: Arc<Workload>) -> Workload {
         let mut w = Arc::unwrap_or_clone(w);
-        if let Some(b) = self.m.wls.get(key)
-            && let Some(st) = b
-                .plan
-                .as_deref()
-                .or(b.sending.as_deref())
-                .map(|p| &p.status)
-        {
-            w.status = Some(st.clone());
+        let Some(b) = self.m.wls.get(key) else {
+            return w;
+        };
+        let planned = match &b.plan {
+            Some(Plan::Write(p)) => Some(p.status.clone()),
+            Some(Plan::Pending(words)) => self.pending_words_status(key, &w, words),
+            None => b.sending.as_deref().map(|p| p.status.clone()),
+        };
+        if let Some(st) = planned {
+            w.status = Some(st);
         }
         w
+    }
+
+    /// The status a pending plan writes: its words on the status of the write in flight,
+    /// else of `newest` (the newest copy). None when the engine does not know the Workload.
+    pub(super) fn pending_words_status(
+        &self,
+        key: &WorkloadKey,
+        newest: &Workload,
+        words: &PendingWords,
+    ) -> Option<WorkloadStatus> {
+        let model = self.m.engine.workload(key)?;
+        let sending = self.m.wls.get(key).and_then(|b| b.sending.as_deref());
+        let mut st = sending
+            .map(|p| &p.status)
+            .or(newest.status.as_ref())
+            .cloned()
+            .unwrap_or_default();
+        status::pending(&mut st, &words.reason, &words.message, model, words.at);
+        Some(st)
     }
 
     /// Would [`status::pending`] change the Workload's effective status (its pending
@@ -378,33 +400,6 @@ impl Ctx<'_> {
         change
     }
 
-    /// [`Ctx::pending_change`], with the new status when there is one.
-    pub(super) fn pending_status(
-        &mut self,
-        key: &WorkloadKey,
-        reason: &str,
-        message: &str,
-    ) -> Option<(WorkloadStatus, bool)> {
-        let words_only = self.pending_change(key, reason, message)?;
-        Some((self.pending_built(key, reason, message)?, words_only))
-    }
-
-    /// The status [`status::pending`] makes of the one a pending write builds on: for a
-    /// caller that already knows, from [`Ctx::pending_change`], that it changes.
-    pub(super) fn pending_built(
-        &mut self,
-        key: &WorkloadKey,
-        reason: &str,
-        message: &str,
-    ) -> Option<WorkloadStatus> {
-        let now = self.now.wall;
-        self.on_pending_base(key, |before, model| {
-            let mut st = before.clone();
-            status::pending(&mut st, reason, message, model, now);
-            st
-        })
-    }
-
     /// `f` of the status a pending write builds on (the planned or in-flight write's, else
     /// the newest object's) and the engine's view of the Workload; None when either is
     /// unknown.
@@ -415,12 +410,16 @@ impl Ctx<'_> {
     ) -> Option<R> {
         let obj = self.latest_head(key)?;
         let model = self.m.engine.workload(key)?;
-        let planned = self
-            .m
-            .wls
-            .get(key)
-            .and_then(|b| b.plan.as_deref().or(b.sending.as_deref()))
-            .map(|p| &p.status);
+        let book = self.m.wls.get(key);
+        let built;
+        let planned = match book.and_then(|b| b.plan.as_ref()) {
+            Some(Plan::Write(p)) => Some(&p.status),
+            Some(Plan::Pending(words)) => {
+                built = self.pending_words_status(key, &obj, words);
+                built.as_ref()
+            }
+            None => book.and_then(|b| b.sending.as_deref()).map(|p| &p.status),
+        };
         let empty = WorkloadStatus::default();
         Some(f(planned.or(obj.status.as_ref()).unwrap_or(&empty), model))
     }

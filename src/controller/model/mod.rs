@@ -50,7 +50,9 @@ use k8s_openapi::api::core::v1::ObjectReference;
 
 pub use book::{JobBook, PENDING_REFRESH, READ_KEPT, WlBook, owner_job};
 pub use cache::{Cache, MemoryCache};
-pub use plan::{Action, Effect, EventText, Input, Now, StatusWrite, WriteError, WriteResult};
+pub use plan::{
+    Action, Effect, EventText, Input, Now, PendingWords, Plan, StatusWrite, WriteError, WriteResult,
+};
 pub use sizes::Sizes;
 pub use workloads::BACKGROUND_IN_FLIGHT;
 
@@ -493,7 +495,7 @@ impl Ctx<'_> {
                 retry.push(k.clone());
             }
             if due(b.held_message.as_ref().map(|h| h.at)) {
-                refresh.extend(b.held_message.take().map(|h| (k.clone(), h)));
+                refresh.extend(b.held_message.take().map(|h| (k.clone(), *h)));
             }
         }
         // Every time set in a book came with its wakeup: none is left due.

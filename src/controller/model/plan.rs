@@ -209,6 +209,53 @@ impl StatusWrite {
     }
 }
 
+/// A Workload's next status write, as its book keeps it until it is sent.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Plan {
+    /// Built: the status and what follows its write.
+    Write(Box<StatusWrite>),
+    /// Only why a Workload without a reservation waits (a background write): kept as its
+    /// words, the status built from them when it is sent or read. When the API server falls
+    /// behind, such writes wait by the tens of thousands (34,000 at once at upstream's
+    /// large-scale shape, after a re-list brought 27,000 Workloads in together), and a
+    /// built pending status (its conditions and its requests per pod set) is several times
+    /// the size of its words.
+    Pending(Box<PendingWords>),
+}
+
+/// A pending write's words: `QuotaReserved=False` with this reason and message, decided at
+/// `at` (the condition's transition time, if it changes), on whatever status the write
+/// builds on when it is built (the write in flight's, else the newest copy's). Its write is
+/// followed by a Warning Event with the same words, after those of earlier words it replaced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingWords {
+    pub reason: String,
+    pub message: String,
+    pub at: Millis,
+    /// What follows the write before this one's own Event: the effects of the earlier
+    /// words it replaced (usually none).
+    pub earlier_effects: Vec<Effect>,
+}
+
+impl PendingWords {
+    /// Everything that follows its write, its own Event last.
+    pub fn effects(self) -> Vec<Effect> {
+        let mut effects = self.earlier_effects;
+        effects.push(Effect::Event(EventText::warning(self.reason, self.message)));
+        effects
+    }
+}
+
+impl Plan {
+    /// Sent in the background lane (see [`StatusWrite::background`]).
+    pub fn background(&self) -> bool {
+        match self {
+            Plan::Write(w) => w.background,
+            Plan::Pending(_) => true,
+        }
+    }
+}
+
 /// What the model asks the shell to do. Writes beyond a lane's limit wait in the shell as
 /// actions (tens of thousands when the API server falls behind), so the large parts are boxed:
 /// an action is a few words, not a whole Workload.

@@ -161,13 +161,9 @@ impl Ctx<'_> {
             self.hold_message(key, reason, message, at);
             return;
         }
-        let Some(st) = self.pending_built(key, reason, message) else {
-            return;
-        };
         self.book(key).pending_planned_at = Some(now);
         tracing::debug!(workload = %key, reason, message, "pending");
-        let effects = vec![Effect::Event(EventText::warning(reason, message))];
-        self.set_plan(key, StatusWrite::pending(st, effects));
+        self.plan_pending_words(key, reason, message);
     }
 
     /// Keeps the newest held words for `at`, its wakeup set once.
@@ -186,11 +182,11 @@ impl Ctx<'_> {
                 }
             }
             held => {
-                *held = Some(HeldMessage {
+                *held = Some(Box::new(HeldMessage {
                     reason: reason.to_string(),
                     message: message.to_string(),
                     at,
-                });
+                }));
                 self.wake(key, at);
             }
         }

@@ -254,9 +254,11 @@ impl Ctx<'_> {
         if reason == PendingReason::Deactivated {
             return;
         }
-        if let Some((st, _)) = self.pending_status(key, reason.as_str(), &message) {
-            let effects = vec![Effect::Event(EventText::warning(reason.as_str(), message))];
-            self.set_plan(key, StatusWrite::pending(st, effects));
+        if self
+            .pending_change(key, reason.as_str(), &message)
+            .is_some()
+        {
+            self.plan_pending_words(key, reason.as_str(), &message);
         }
     }
 

@@ -20,7 +20,9 @@ use crate::metrics::MetricUpdate;
 use crate::scheduler::key::WorkloadKey;
 use crate::status;
 
-use super::plan::{Action, Effect, EventText, StatusWrite, WriteError, WriteResult};
+use super::plan::{
+    Action, Effect, EventText, PendingWords, Plan, StatusWrite, WriteError, WriteResult,
+};
 use super::{Ctx, owner_job};
 
 /// Background writes (a pending workload's reason and message, nothing that reserves,
@@ -52,14 +54,70 @@ impl Ctx<'_> {
     /// Queues a status write, merging with one not yet sent. A pending message held back
     /// for its refresh is dropped: this write (or the evaluation after it) says more.
     pub(super) fn set_plan(&mut self, key: &WorkloadKey, write: StatusWrite) {
+        self.merge_plan(key, Plan::Write(Box::new(write)));
+    }
+
+    /// Plans `QuotaReserved=False` with this reason and message (and its Warning Event) as
+    /// words, built into a status when sent ([`Plan::Pending`]). For a caller that knows,
+    /// from [`Ctx::pending_change`], that it changes something.
+    pub(super) fn plan_pending_words(&mut self, key: &WorkloadKey, reason: &str, message: &str) {
+        let words = PendingWords {
+            reason: reason.to_string(),
+            message: message.to_string(),
+            at: self.now.wall,
+            earlier_effects: Vec::new(),
+        };
+        self.merge_plan(key, Plan::Pending(Box::new(words)));
+    }
+
+    /// [`Ctx::set_plan`] for either kind of plan. The later status wins and effects add up
+    /// ([`StatusWrite::supersede`]); words after a built write are built on its status.
+    fn merge_plan(&mut self, key: &WorkloadKey, later: Plan) {
         let book = self.book(key);
         book.held_message = None;
         book.pending_verified = 0;
-        match &mut book.plan {
-            Some(old) => old.supersede(write),
-            None => book.plan = Some(Box::new(write)),
-        }
+        let earlier = book.plan.take();
+        let merged = match (earlier, later) {
+            (None, later) => later,
+            (Some(Plan::Pending(old)), Plan::Pending(mut new)) => {
+                // Built in turn, the earlier words' condition would have stood since their
+                // time: a later status of the same condition keeps that transition time.
+                let at = old.at;
+                let mut effects = old.effects();
+                effects.append(&mut new.earlier_effects);
+                new.earlier_effects = effects;
+                new.at = at;
+                Plan::Pending(new)
+            }
+            (Some(earlier), Plan::Write(new)) => {
+                let mut write = self.plan_built(key, earlier).unwrap_or_default();
+                write.supersede(*new);
+                Plan::Write(Box::new(write))
+            }
+            (Some(Plan::Write(mut old)), Plan::Pending(new)) => {
+                let mut st = old.status.clone();
+                if let Some(model) = self.m.engine.workload(key) {
+                    status::pending(&mut st, &new.reason, &new.message, model, new.at);
+                }
+                old.supersede(StatusWrite::pending(st, new.effects()));
+                Plan::Write(old)
+            }
+        };
+        self.book(key).plan = Some(merged);
         self.m.planned.insert(key.clone());
+    }
+
+    /// `plan` as a status write: built now if it is words. None when the Workload or its
+    /// engine record is gone.
+    fn plan_built(&mut self, key: &WorkloadKey, plan: Plan) -> Option<StatusWrite> {
+        match plan {
+            Plan::Write(w) => Some(*w),
+            Plan::Pending(words) => {
+                let newest = self.latest_head(key)?;
+                let st = self.pending_words_status(key, &newest, &words)?;
+                Some(StatusWrite::pending(st, words.effects()))
+            }
+        }
     }
 
     /// Sends every planned status whose Workload has no write in flight; background writes
@@ -104,7 +162,7 @@ impl Ctx<'_> {
     /// reservation (a write on top of one is never background).
     fn background_plan(&mut self, key: &WorkloadKey) -> bool {
         let planned = self.m.wls.get(key).and_then(|b| b.plan.as_ref());
-        planned.is_some_and(|p| p.background)
+        planned.is_some_and(Plan::background)
             && self
                 .latest_head(key)
                 .is_some_and(|o| o.status.as_ref().is_none_or(|s| s.admission.is_none()))
@@ -113,10 +171,14 @@ impl Ctx<'_> {
     /// Sends the Workload's plan; `background` (what `background_plan` said) puts it in
     /// the background lane.
     fn send_plan(&mut self, key: WorkloadKey, background: bool) {
-        let Some(write) = self.m.wls.get_mut(&key).and_then(|b| b.plan.take()) else {
+        let Some(plan) = self.m.wls.get_mut(&key).and_then(|b| b.plan.take()) else {
             return;
         };
-        let Some(object) = self.latest_head(&key).map(|w| Arc::new(write_base(&w))) else {
+        let built = self.plan_built(&key, plan);
+        let (Some(write), Some(object)) = (
+            built,
+            self.latest_head(&key).map(|w| Arc::new(write_base(&w))),
+        ) else {
             // Deleted meanwhile: nothing to write to.
             self.m.dirty_wls.insert(key);
             return;

@@ -264,3 +264,51 @@ fn a_workload_deleted_while_its_pending_write_waits_for_the_lane_leaves_the_engi
     let all = world.settle(admissions);
     assert!(!status_writes(&all).contains_key(last.as_str()), "{all:#?}");
 }
+
+/// A pending write waiting for the background lane is kept as its words, not as a built
+/// status (tens of thousands wait at once when the API server falls behind). Built when its
+/// turn comes, it says what it would have said when decided: its condition's transition
+/// time is the decision's, however long it waited.
+#[test]
+fn a_pending_write_waits_as_its_words_and_is_built_with_its_decision_time() {
+    use kubectl_kueue::controller::model::{BACKGROUND_IN_FLIGHT, Plan};
+    let waiting = BACKGROUND_IN_FLIGHT + 2;
+    let (mut world, arrivals) = waiting_behind_big(waiting);
+    let decided = world.now.wall;
+    let last = format!("w{}", waiting - 1);
+    assert!(
+        !status_writes(&arrivals).contains_key(last.as_str()),
+        "{last}'s pending write waits for the lane: {arrivals:#?}"
+    );
+    let book = world
+        .model
+        .workload_book(&key("ns", &last))
+        .expect("a book for the waiting workload");
+    assert!(
+        matches!(book.plan, Some(Plan::Pending(_))),
+        "waits as words: {:?}",
+        book.plan
+    );
+
+    world.advance(Duration::from_secs(30));
+    let all = world.settle(arrivals);
+    let writes = status_writes(&all);
+    let [write] = writes[last.as_str()].as_slice() else {
+        panic!("one pending write for {last}: {all:#?}")
+    };
+    let reserved = write.status.condition("QuotaReserved").unwrap();
+    assert_eq!(reserved.status, "False");
+    assert!(reserved.message.contains("insufficient"), "{reserved:?}");
+    assert_eq!(
+        reserved.last_transition_time.0.as_second(),
+        decided / 1000,
+        "the transition time is the decision's, not the send's"
+    );
+    assert!(
+        write.status.resource_requests.len() == 1,
+        "{:?}",
+        write.status.resource_requests
+    );
+    let events = world.events_of(&last);
+    assert_eq!(events.len(), 1, "{events:?}");
+}
