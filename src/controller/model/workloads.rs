@@ -147,6 +147,11 @@ impl Ctx<'_> {
             book.queued_background = false;
             if book.busy {
                 self.m.planned.insert(key);
+            } else if book.plan.is_none() {
+                // Its words were replaced by a write that has gone out (an admission):
+                // nothing waits. Its Workload may have finished meanwhile, and then this was
+                // all that kept its book (nothing else would look at it again).
+                self.forget_finished_book(&key);
             } else {
                 // No longer a background write (the Workload was deleted, or holds a
                 // reservation now): it goes out in the ordinary lane, or, deleted, is dropped
