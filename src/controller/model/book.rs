@@ -10,6 +10,7 @@
 //! - The newest version is the watch's, or the response to our own last write when the watch
 //!   has not caught up (compared by resourceVersion, for the same UID).
 
+use std::borrow::Cow;
 use std::ops::Deref;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -313,19 +314,30 @@ impl Ctx<'_> {
     }
 
     fn with_planned_status(&self, key: &WorkloadKey, w: Arc<Workload>) -> Workload {
+        let planned = self.planned_status(key, &w).map(Cow::into_owned);
         let mut w = Arc::unwrap_or_clone(w);
-        let Some(b) = self.m.wls.get(key) else {
-            return w;
-        };
-        let planned = match &b.plan {
-            Some(Plan::Write(p)) => Some(p.status.clone()),
-            Some(Plan::Pending(words)) => self.pending_words_status(key, &w, words),
-            None => b.sending.as_deref().map(|p| p.status.clone()),
-        };
         if let Some(st) = planned {
             w.status = Some(st);
         }
         w
+    }
+
+    /// The status the Workload's writes leave it with: its plan's (words built on the
+    /// write in flight's status, else `newest`'s), else the write in flight's; None when
+    /// neither is under way.
+    fn planned_status<'a>(
+        &'a self,
+        key: &WorkloadKey,
+        newest: &Workload,
+    ) -> Option<Cow<'a, WorkloadStatus>> {
+        let book = self.m.wls.get(key)?;
+        match &book.plan {
+            Some(Plan::Write(p)) => Some(Cow::Borrowed(&p.status)),
+            Some(Plan::Pending(words)) => self
+                .pending_words_status(key, newest, words)
+                .map(Cow::Owned),
+            None => book.sending.as_deref().map(|p| Cow::Borrowed(&p.status)),
+        }
     }
 
     /// The status a pending plan writes: its words on the status of the write in flight,
@@ -336,13 +348,21 @@ impl Ctx<'_> {
         newest: &Workload,
         words: &PendingWords,
     ) -> Option<WorkloadStatus> {
-        let model = self.m.engine.workload(key)?;
         let sending = self.m.wls.get(key).and_then(|b| b.sending.as_deref());
-        let mut st = sending
-            .map(|p| &p.status)
-            .or(newest.status.as_ref())
-            .cloned()
-            .unwrap_or_default();
+        let base = sending.map(|p| &p.status).or(newest.status.as_ref());
+        self.words_on(key, base, words)
+    }
+
+    /// `words` on `base` (none: an empty status). None when the engine does not know the
+    /// Workload.
+    pub(super) fn words_on(
+        &self,
+        key: &WorkloadKey,
+        base: Option<&WorkloadStatus>,
+        words: &PendingWords,
+    ) -> Option<WorkloadStatus> {
+        let model = self.m.engine.workload(key)?;
+        let mut st = base.cloned().unwrap_or_default();
         status::pending(&mut st, &words.reason, &words.message, model, words.at);
         Some(st)
     }
@@ -410,18 +430,12 @@ impl Ctx<'_> {
     ) -> Option<R> {
         let obj = self.latest_head(key)?;
         let model = self.m.engine.workload(key)?;
-        let book = self.m.wls.get(key);
-        let built;
-        let planned = match book.and_then(|b| b.plan.as_ref()) {
-            Some(Plan::Write(p)) => Some(&p.status),
-            Some(Plan::Pending(words)) => {
-                built = self.pending_words_status(key, &obj, words);
-                built.as_ref()
-            }
-            None => book.and_then(|b| b.sending.as_deref()).map(|p| &p.status),
-        };
+        let planned = self.planned_status(key, &obj);
         let empty = WorkloadStatus::default();
-        Some(f(planned.or(obj.status.as_ref()).unwrap_or(&empty), model))
+        Some(f(
+            planned.as_deref().or(obj.status.as_ref()).unwrap_or(&empty),
+            model,
+        ))
     }
 
     /// Has the tick look at `key`'s book at `at`: call it with every time set in a book

@@ -95,10 +95,9 @@ impl Ctx<'_> {
                 Plan::Write(Box::new(write))
             }
             (Some(Plan::Write(mut old)), Plan::Pending(new)) => {
-                let mut st = old.status.clone();
-                if let Some(model) = self.m.engine.workload(key) {
-                    status::pending(&mut st, &new.reason, &new.message, model, new.at);
-                }
+                let st = self
+                    .words_on(key, Some(&old.status), &new)
+                    .unwrap_or_else(|| old.status.clone());
                 old.supersede(StatusWrite::pending(st, new.effects()));
                 Plan::Write(old)
             }
