@@ -244,6 +244,23 @@ impl PendingWords {
         effects.push(Effect::Event(EventText::warning(self.reason, self.message)));
         effects
     }
+
+    /// What follows the write of `later` words that replace these before either is written:
+    /// these words' effects, less the Warning Events of `later`'s reason.
+    pub fn effects_before(self, later: &PendingWords) -> Vec<Effect> {
+        let mut effects = self.effects();
+        drop_warnings_of(&mut effects, &later.reason);
+        effects
+    }
+}
+
+/// Drops the Warning Events of `reason` from effects waiting for a write: later words of
+/// that reason say it anew, their own Event last, as held words skip the Events of the words
+/// they replace, and as an Event recorder folds Events of one reason on one object. Kept,
+/// a Workload worded anew in every cycle while its write waited kept an Event per cycle:
+/// 78 MiB of them at the peak of a large-scale run, all sent once its write went out.
+pub fn drop_warnings_of(effects: &mut Vec<Effect>, reason: &str) {
+    effects.retain(|e| !matches!(e, Effect::Event(t) if t.warning && t.reason == reason));
 }
 
 impl Plan {

@@ -4,12 +4,13 @@
 //! Invariants: counting reads the model and changes nothing. Data in: the model; data out:
 //! the counts, printed as `name=count` pairs.
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 use super::Model;
 
 /// The sizes of the model's collections at one moment.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Sizes {
     /// Workload books, and among them those holding an answer to our write the watch has
     /// not echoed yet, a planned write, a write in flight or waiting, a held pending message.
@@ -18,6 +19,10 @@ pub struct Sizes {
     pub plans: usize,
     pub sending: usize,
     pub held_messages: usize,
+    /// Books of finished Workloads, and what keeps them ([`super::WlBook::held_by`]): a
+    /// finished Workload's book goes once idle, so these should be few and brief.
+    pub finished_books: usize,
+    pub finished_held_by: BTreeMap<&'static str, usize>,
     pub job_books: usize,
     pub dirty_workloads: usize,
     pub wakeups: usize,
@@ -43,7 +48,12 @@ impl Model {
             actions: self.actions.len(),
             ..Sizes::default()
         };
-        for b in self.wls.values() {
+        for (k, b) in &self.wls {
+            if self.engine.workload(k).is_some_and(|w| w.finished) {
+                s.finished_books += 1;
+                let by = b.held_by().unwrap_or("nothing");
+                *s.finished_held_by.entry(by).or_default() += 1;
+            }
             s.overlays += usize::from(b.overlay.is_some());
             s.plans += usize::from(b.plan.is_some());
             s.sending += usize::from(b.sending.is_some());
@@ -61,6 +71,8 @@ impl fmt::Display for Sizes {
             plans,
             sending,
             held_messages,
+            finished_books,
+            finished_held_by,
             job_books,
             dirty_workloads,
             wakeups,
@@ -69,10 +81,16 @@ impl fmt::Display for Sizes {
             kept_searches,
             actions,
         } = self;
+        let held_by = finished_held_by
+            .iter()
+            .map(|(by, n)| format!("{by}:{n}"))
+            .collect::<Vec<_>>()
+            .join(",");
         write!(
             f,
             "books={books} overlays={overlays} plans={plans} sending={sending} \
-             held_messages={held_messages} job_books={job_books} dirty_workloads={dirty_workloads} \
+             held_messages={held_messages} finished_books={finished_books} \
+             finished_held_by=[{held_by}] job_books={job_books} dirty_workloads={dirty_workloads} \
              wakeups={wakeups} background_queue={background_queue} \
              engine_workloads={engine_workloads} kept_searches={kept_searches} \
              actions={actions}"
@@ -93,6 +111,8 @@ mod tests {
         for name in [
             "books=0",
             "overlays=0",
+            "finished_books=0",
+            "finished_held_by=[]",
             "sending=0",
             "engine_workloads=0",
             "actions=0",

@@ -1,8 +1,9 @@
 //! Workload writes and their outcomes: planned statuses sent (one write per Workload at a
 //! time, many Workloads at once; pending-only ones through a narrow lane of their own), the Events, metrics and engine updates of a successful
-//! write ([`Effect`]), and what a failed one means (NotFound: the Workload is gone; otherwise
-//! the engine goes back to what the API server holds and the Workload waits a little before
-//! it is tried again). A write whose outcome is unknown (timeout, connection reset) keeps
+//! write ([`Effect`]), and what a failed one means (NotFound: the Workload is gone; a first
+//! conflict: the Workload is read back and decided again on that newer copy; otherwise the
+//! engine goes back to what the API server holds and the Workload waits a little before it
+//! is tried again). A write whose outcome is unknown (timeout, connection reset) keeps
 //! what it decided (quota stays held) and reads the Workload back from the API server: the
 //! write landed if the server holds what it wrote, else it failed. Also the Workload-side steps others ask for: release a reservation,
 //! finish, drop the finalizer, patch the spec.
@@ -22,6 +23,7 @@ use crate::status;
 
 use super::plan::{
     Action, Effect, EventText, PendingWords, Plan, StatusWrite, WriteError, WriteResult,
+    drop_warnings_of,
 };
 use super::{Ctx, owner_job};
 
@@ -34,7 +36,7 @@ use super::{Ctx, owner_job};
 /// took about a tenth of the wall from the admissions.
 pub const BACKGROUND_IN_FLIGHT: usize = 1;
 
-/// The first retry after a status write refused with 409 (a stale copy).
+/// The retry after a status write refused with 409 (a stale copy) whose read-back failed.
 const CONFLICT_RETRY: Duration = Duration::from_millis(200);
 
 /// Backoff after a failed write: 1 s doubling to 30 s.
@@ -71,7 +73,9 @@ impl Ctx<'_> {
     }
 
     /// [`Ctx::set_plan`] for either kind of plan. The later status wins and effects add up
-    /// ([`StatusWrite::supersede`]); words after a built write are built on its status.
+    /// ([`StatusWrite::supersede`]), but for the Warning Events of the later words' reason,
+    /// which they say anew ([`drop_warnings_of`]); words after a built write are built on
+    /// its status.
     fn merge_plan(&mut self, key: &WorkloadKey, later: Plan) {
         let book = self.book(key);
         book.held_message = None;
@@ -83,7 +87,7 @@ impl Ctx<'_> {
                 // Built in turn, the earlier words' condition would have stood since their
                 // time: a later status of the same condition keeps that transition time.
                 let at = old.at;
-                let mut effects = old.effects();
+                let mut effects = old.effects_before(&new);
                 effects.append(&mut new.earlier_effects);
                 new.earlier_effects = effects;
                 new.at = at;
@@ -95,6 +99,7 @@ impl Ctx<'_> {
                 Plan::Write(Box::new(write))
             }
             (Some(Plan::Write(mut old)), Plan::Pending(new)) => {
+                drop_warnings_of(&mut old.effects, &new.reason);
                 let st = self
                     .words_on(key, Some(&old.status), &new)
                     .unwrap_or_else(|| old.status.clone());
@@ -217,6 +222,10 @@ impl Ctx<'_> {
         key: WorkloadKey,
         result: WriteResult<Option<Workload>>,
     ) {
+        if self.m.wls.get(&key).is_some_and(|b| b.conflict_read) {
+            self.on_conflict_read(key, result);
+            return;
+        }
         let written = self
             .m
             .wls
@@ -240,6 +249,29 @@ impl Ctx<'_> {
                 book.failures += 1;
                 let at = now + backoff(book.failures);
                 book.reread_at = Some(at);
+                self.wake(&key, at);
+            }
+        }
+    }
+
+    /// The read-back after a conflict: its answer is the newest copy we know (kept as our
+    /// copy until the watch catches up, as a write's answer is), and the Workload is synced
+    /// from it. A failed read falls back to deciding again on the watch's copy a little
+    /// later.
+    fn on_conflict_read(&mut self, key: WorkloadKey, result: WriteResult<Option<Workload>>) {
+        let now = self.now.instant;
+        self.m.dirty_wls.insert(key.clone());
+        let book = self.book(&key);
+        book.busy = false;
+        book.conflict_read = false;
+        match result {
+            Ok(Some(obj)) => book.overlay = Some(Box::new(StoredWorkload::new(obj))),
+            // Gone: the watch says so in its turn; a write meanwhile is answered NotFound.
+            Ok(None) => {}
+            Err(e) => {
+                tracing::debug!(workload = %key, error = %e, "cannot read the Workload back after a conflict");
+                let at = now + CONFLICT_RETRY;
+                book.retry_at = Some(at);
                 self.wake(&key, at);
             }
         }
@@ -295,14 +327,21 @@ impl Ctx<'_> {
             tracing::warn!(workload = %key, error = %e, "could not update the Workload's status");
         }
         book.failures += 1;
-        // A conflict means a newer copy exists and is on its way through the watch: decide
-        // again soon after (upstream requeues at once); repeated ones back off as any failure.
-        let at = now
-            + if e == WriteError::Conflict && book.failures == 1 {
-                CONFLICT_RETRY
-            } else {
-                backoff(book.failures)
-            };
+        // A conflict means a newer copy exists. The watch brings it, but when the API server
+        // is saturated the watch lags by minutes, and every decision made again on the copy
+        // it has is refused again: at large-scale, evictions of victims that had finished
+        // meanwhile were refused 18,000 times in one run, each a status apply on a saturated
+        // API server. So the first conflict reads the Workload back (one GET), and the
+        // Workload is decided again on the newer copy; repeated ones back off as any failure.
+        if e == WriteError::Conflict && book.failures == 1 {
+            book.busy = true;
+            book.conflict_read = true;
+            book.evicting = false;
+            book.plan = None;
+            self.act(Action::ReadWorkload { key });
+            return;
+        }
+        let at = now + backoff(book.failures);
         book.retry_at = Some(at);
         book.evicting = false;
         // Whatever the plan did to the engine is undone when the Workload is re-read

@@ -2,6 +2,7 @@
 //! send them (the API server's fields, uid and creation time, filled in).
 
 use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use kubectl_kueue::api::{
     ClusterQueue, LocalQueue, ResourceFlavor, Workload, WorkloadPriorityClass,
 };
@@ -93,4 +94,20 @@ spec:
     ));
     j.metadata.creation_timestamp = Some(time_from_millis(world.now.wall));
     j
+}
+
+/// The cache's copy of Workload `ns/name` with `Finished=True` added (as a Job's finish
+/// writes it).
+pub fn finished(world: &World, name: &str) -> Workload {
+    let mut w = (*world.workload("ns", name)).clone();
+    let st = w.status.get_or_insert_with(Default::default);
+    st.conditions.push(Condition {
+        type_: "Finished".into(),
+        status: "True".into(),
+        reason: "Succeeded".into(),
+        message: "done".into(),
+        last_transition_time: Time(k8s_openapi::jiff::Timestamp::now()),
+        observed_generation: None,
+    });
+    w
 }

@@ -816,6 +816,19 @@ fn an_admission_decided_on_a_stale_copy_is_refused_and_the_newer_copy_counts_onc
         status_writes(&after).is_empty(),
         "nothing is written again before the newer copy is seen: {after:#?}"
     );
+    assert!(
+        after
+            .iter()
+            .any(|a| matches!(a, Action::ReadWorkload { key } if key.name == "w")),
+        "the newer copy is read back: {after:#?}"
+    );
+    let read_back = world.settle(after);
+    assert!(
+        !status_writes(&read_back)
+            .get("w")
+            .is_some_and(|ws| ws.iter().any(|w| w.admits)),
+        "the copy read back holds the admission, not made a second time: {read_back:#?}"
+    );
     // The watch delivers the old leader's write.
     let seen = world.input(changed(Kind::Workload, &key("ns", "w")));
     let seen = world.settle(seen);
@@ -841,4 +854,66 @@ fn an_admission_decided_on_a_stale_copy_is_refused_and_the_newer_copy_counts_onc
     let other = world.put_workload(workload(&world, "ns", "other", "lq", 4));
     let other = world.settle(other);
     assert!(!holds_quota(&world, "other"), "no room: {other:#?}");
+}
+
+/// The watch lags behind a saturated API server: a running victim has finished and the
+/// watch has not said so yet. Its eviction, decided on the watch's copy, is refused (409);
+/// rather than deciding the same eviction again on the same stale copy (refused again, each
+/// time a status write on a saturated server: 18,000 in one large-scale run), the model reads
+/// the victim back, sees it finished, and admits the preemptor into the freed quota. Once the
+/// watch catches up, the finished victim's book goes.
+#[test]
+fn an_eviction_refused_because_the_victim_finished_reads_it_back_and_is_not_tried_again() {
+    let mut world = World::new();
+    cluster(&mut world, "", "cpu", "2");
+    world.cache.put_priority_class(priority_class("high", 1000));
+    world
+        .cache
+        .put_workload(workload(&world, "ns", "low", "lq", 2));
+    let first = world.start();
+    world.settle(first);
+    assert!(holds_quota(&world, "low"));
+    let done = finished(&world, "low");
+    world.write_behind_the_watch(done);
+
+    world.advance(std::time::Duration::from_secs(1));
+    let mut high = workload(&world, "ns", "high", "lq", 2);
+    high.spec.priority = Some(1000);
+    high.spec.priority_class_name = Some("high".into());
+    let arrival = world.put_workload(high);
+    assert!(
+        status_writes(&arrival)
+            .get("low")
+            .is_some_and(|ws| ws.iter().any(|w| w.status.condition("Evicted").is_some())),
+        "the eviction decided on the watch's copy: {arrival:#?}"
+    );
+    let seen = world.settle(arrival);
+    assert!(
+        seen.iter()
+            .any(|a| matches!(a, Action::ReadWorkload { key } if key.name == "low")),
+        "the refused victim is read back: {seen:#?}"
+    );
+    let evictions = status_writes(&seen).get("low").map_or(0, |ws| {
+        ws.iter()
+            .filter(|w| w.status.condition("Evicted").is_some())
+            .count()
+    });
+    assert_eq!(evictions, 1, "the eviction is not tried again: {seen:#?}");
+    assert!(
+        !holds_quota(&world, "low"),
+        "the finished victim holds nothing"
+    );
+    assert!(
+        holds_quota(&world, "high"),
+        "the preemptor is admitted before the watch catches up: {seen:#?}"
+    );
+
+    let low = key("ns", "low");
+    let caught_up = world.deliver(&low);
+    world.settle(caught_up);
+    assert!(
+        world.model.workload_book(&low).is_none(),
+        "the finished victim's book outlived it: {:?}",
+        world.model.workload_book(&low)
+    );
 }

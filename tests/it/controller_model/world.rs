@@ -29,6 +29,9 @@ pub struct World {
     pub metrics: Vec<MetricUpdate>,
     /// Jobs the API server has but the (queue-labelled) Job watch does not show.
     pub unwatched_jobs: BTreeMap<ObjectKey, Job>,
+    /// Workloads the API server holds newer than the watch has delivered (a lagging watch):
+    /// writes and reads see these, the model's cache does not.
+    pub behind_the_watch: BTreeMap<WorkloadKey, Workload>,
     next_rv: u64,
 }
 
@@ -79,6 +82,7 @@ impl World {
             events: Vec::new(),
             metrics: Vec::new(),
             unwatched_jobs: BTreeMap::new(),
+            behind_the_watch: BTreeMap::new(),
             next_rv: 100,
         }
     }
@@ -125,6 +129,35 @@ impl World {
         })
     }
 
+    /// Someone else writes a Workload and the watch lags: the API server has the new
+    /// version, the model's cache the old one, until [`World::deliver`].
+    pub fn write_behind_the_watch(&mut self, mut w: Workload) {
+        w.metadata.resource_version = Some(self.rv());
+        let k = key(
+            w.metadata.namespace.as_deref().unwrap_or_default(),
+            w.metadata.name.as_deref().unwrap_or_default(),
+        );
+        self.behind_the_watch.insert(k, w);
+    }
+
+    /// The watch catches up with a Workload written behind it.
+    pub fn deliver(&mut self, key: &WorkloadKey) -> Vec<Action> {
+        let w = self
+            .behind_the_watch
+            .remove(key)
+            .expect("written behind the watch");
+        self.cache.put_workload(w);
+        self.input(changed(Kind::Workload, key))
+    }
+
+    /// The API server's copy of a Workload: newer than the cache's when the watch lags.
+    fn api_workload(&self, key: &WorkloadKey) -> Option<Workload> {
+        self.behind_the_watch
+            .get(key)
+            .cloned()
+            .or_else(|| self.cache.workloads.get(key).map(|w| (**w).clone()))
+    }
+
     pub fn put_job(&mut self, mut j: Job) -> Vec<Action> {
         j.metadata.resource_version = Some(self.rv());
         let key = ObjectKey::namespaced(&j.metadata);
@@ -148,7 +181,7 @@ impl World {
     pub fn perform(&mut self, action: &Action) -> Vec<Input> {
         match action {
             Action::WriteWorkloadStatus { key, write, object } => {
-                let mut w = (*self.cache.workloads[key]).clone();
+                let mut w = self.api_workload(key).expect("the written Workload exists");
                 // As the API server: a status apply carrying a resourceVersion other than the
                 // stored one is refused (the shell sends the copy's resourceVersion).
                 if object.metadata.resource_version.is_some()
@@ -161,6 +194,8 @@ impl World {
                 }
                 w.status = Some(write.status.clone());
                 w.metadata.resource_version = Some(self.rv());
+                // The watch delivers in order: this write's notice brings what was behind it.
+                self.behind_the_watch.remove(key);
                 self.cache.put_workload(w.clone());
                 vec![
                     Input::WorkloadWritten {
@@ -349,7 +384,7 @@ impl World {
             }],
             Action::ReadWorkload { key } => vec![Input::WorkloadRead {
                 key: key.clone(),
-                result: Ok(self.cache.workloads.get(key).map(|w| (**w).clone())),
+                result: Ok(self.api_workload(key)),
             }],
             Action::Event { about, text } => {
                 self.events
