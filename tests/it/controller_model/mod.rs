@@ -190,8 +190,8 @@ fn a_failed_admission_write_gives_the_quota_back_and_backs_off() {
     );
 }
 
-#[test]
-fn a_preempted_plain_workload_is_evicted_and_released_in_one_write() {
+/// `low` (2 cpu) admitted in a 2-cpu ClusterQueue, where priority class `high` exists.
+fn low_admitted() -> World {
     let mut world = World::new();
     cluster(&mut world, "", "cpu", "2");
     world.cache.put_priority_class(priority_class("high", 1000));
@@ -200,11 +200,22 @@ fn a_preempted_plain_workload_is_evicted_and_released_in_one_write() {
         .put_workload(workload(&world, "ns", "low", "lq", 2));
     let first = world.start();
     world.settle(first);
-    world.advance(Duration::from_secs(1));
-    let mut high = workload(&world, "ns", "high", "lq", 2);
+    world
+}
+
+/// `high` (2 cpu, priority class `high`): it preempts `low` of [`low_admitted`].
+fn high_priority(world: &World) -> kubectl_kueue::api::Workload {
+    let mut high = workload(world, "ns", "high", "lq", 2);
     high.spec.priority = Some(1000);
     high.spec.priority_class_name = Some("high".into());
-    let arrival = world.put_workload(high);
+    high
+}
+
+#[test]
+fn a_preempted_plain_workload_is_evicted_and_released_in_one_write() {
+    let mut world = low_admitted();
+    world.advance(Duration::from_secs(1));
+    let arrival = world.put_workload(high_priority(&world));
     let writes = status_writes(&arrival);
     assert_eq!(writes["low"].len(), 1, "{writes:#?}");
     let eviction = writes["low"][0].clone();

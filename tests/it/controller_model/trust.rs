@@ -13,7 +13,7 @@ use kubectl_kueue::manifests::convert::time_from_millis;
 
 use super::builders::*;
 use super::world::*;
-use super::{cluster, holds_quota};
+use super::{cluster, high_priority, holds_quota, low_admitted};
 
 const FINALIZER: &str = "kueue.x-k8s.io/resource-in-use";
 
@@ -864,23 +864,13 @@ fn an_admission_decided_on_a_stale_copy_is_refused_and_the_newer_copy_counts_onc
 /// watch catches up, the finished victim's book goes.
 #[test]
 fn an_eviction_refused_because_the_victim_finished_reads_it_back_and_is_not_tried_again() {
-    let mut world = World::new();
-    cluster(&mut world, "", "cpu", "2");
-    world.cache.put_priority_class(priority_class("high", 1000));
-    world
-        .cache
-        .put_workload(workload(&world, "ns", "low", "lq", 2));
-    let first = world.start();
-    world.settle(first);
+    let mut world = low_admitted();
     assert!(holds_quota(&world, "low"));
     let done = finished(&world, "low");
     world.write_behind_the_watch(done);
 
     world.advance(std::time::Duration::from_secs(1));
-    let mut high = workload(&world, "ns", "high", "lq", 2);
-    high.spec.priority = Some(1000);
-    high.spec.priority_class_name = Some("high".into());
-    let arrival = world.put_workload(high);
+    let arrival = world.put_workload(high_priority(&world));
     assert!(
         status_writes(&arrival)
             .get("low")
