@@ -159,6 +159,8 @@ struct Lane {
     limit: usize,
     running: Arc<AtomicUsize>,
     waiting: VecDeque<Action>,
+    /// The reads at the front of `waiting` ([`Lane::push`]).
+    reads_waiting: usize,
 }
 
 /// Room a drained lane keeps for its next waiting writes.
@@ -170,6 +172,20 @@ impl Lane {
             limit: limit.max(1),
             running: Arc::new(AtomicUsize::new(0)),
             waiting: VecDeque::new(),
+            reads_waiting: 0,
+        }
+    }
+
+    /// Queues an action: a read waits ahead of every waiting write, behind earlier reads. A
+    /// read is cheap for the API server, and a decision waits on it (its Workload stays busy
+    /// until it answers): behind thousands of waiting writes, a read-back after a refused
+    /// eviction held the victim, and its preemptor, as long as they all took.
+    fn push(&mut self, action: Action) {
+        if matches!(action, Action::ReadWorkload { .. } | Action::ReadJob { .. }) {
+            self.waiting.insert(self.reads_waiting, action);
+            self.reads_waiting += 1;
+        } else {
+            self.waiting.push_back(action);
         }
     }
 
@@ -183,6 +199,7 @@ impl Lane {
             return None;
         }
         let action = self.waiting.pop_front()?;
+        self.reads_waiting = self.reads_waiting.saturating_sub(1);
         if self.waiting.is_empty() && self.waiting.capacity() > DRAINED_CAPACITY {
             // A drained backlog gives its room back (a queue never shrinks by itself: tens
             // of thousands of slots would stay for good after one burst).
@@ -202,7 +219,7 @@ impl Drop for Slot {
 }
 
 /// Performs actions: writes as tasks, at most a lane's limit of them at once (the rest wait
-/// in order), their outcomes back to the loop; every task sends one input when it ends, so
+/// in order, reads ahead of writes), their outcomes back to the loop; every task sends one input when it ends, so
 /// the loop wakes and starts the next waiting ones ([`Executor::start_waiting`]).
 struct Executor {
     writer: Writer,
@@ -234,9 +251,9 @@ impl Executor {
             }
             Action::Metric(update) => self.metrics.record(&update),
             Action::WriteClusterQueueStatus { .. } | Action::WriteLocalQueueStatus { .. } => {
-                self.queue_status.waiting.push_back(action)
+                self.queue_status.push(action)
             }
-            other => self.main.waiting.push_back(other),
+            other => self.main.push(other),
         }
     }
 
@@ -659,6 +676,37 @@ mod tests {
         Action::ReadWorkload {
             key: WorkloadKey::new("ns", format!("w{i}")),
         }
+    }
+
+    fn write(i: usize) -> Action {
+        Action::WriteQueueFinalizers {
+            kind: Kind::ClusterQueue,
+            name: format!("cq{i}"),
+            resource_version: None,
+            finalizers: Vec::new(),
+        }
+    }
+
+    /// Reads go ahead of the waiting writes, in their own order; writes keep theirs.
+    #[test]
+    fn a_read_waits_ahead_of_the_writes() {
+        let mut lane = Lane::new(1);
+        for i in 0..3 {
+            lane.push(write(i));
+        }
+        lane.push(read(0));
+        lane.push(write(3));
+        lane.push(read(1));
+        let order: Vec<Action> = std::iter::from_fn(|| {
+            let (action, running) = lane.next_ready()?;
+            drop(running);
+            Some(action)
+        })
+        .collect();
+        assert_eq!(
+            order,
+            [read(0), read(1), write(0), write(1), write(2), write(3)]
+        );
     }
 
     /// A burst of waiting writes is sent in order, and once the lane drains it keeps no
