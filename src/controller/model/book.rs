@@ -55,7 +55,9 @@ pub struct WlBook {
     pub retry_at: Option<Instant>,
     /// Failed writes in a row (the next failure's backoff).
     pub failures: u32,
-    /// The Workload is being read back after a conflict (with `busy`).
+    /// The Workload is being read back after a conflict (with `busy`): the copy at hand is
+    /// the refused one, so no eviction is decided on it, and a status decided meanwhile is
+    /// dropped when the read answers.
     pub conflict_read: bool,
     /// We asked for this workload's eviction and have not seen it released since.
     pub evicting: bool,

@@ -198,7 +198,9 @@ impl Ctx<'_> {
         let victim_key = t.workload.clone();
         let now = self.now;
         let book = self.book(&victim_key);
-        if book.evicting || book.backing_off(now.instant) {
+        // While a refused write's Workload is read back, its copy is the one the API server
+        // refused: nothing is decided on it (the victim may have finished meanwhile).
+        if book.evicting || book.conflict_read || book.backing_off(now.instant) {
             return false;
         }
         let Some(victim) = self.effective_head(&victim_key) else {

@@ -256,14 +256,22 @@ impl Ctx<'_> {
 
     /// The read-back after a conflict: its answer is the newest copy we know (kept as our
     /// copy until the watch catches up, as a write's answer is), and the Workload is synced
-    /// from it. A failed read falls back to deciding again on the watch's copy a little
-    /// later.
+    /// from it. A status decided while the read was out was built on the refused copy: it is
+    /// dropped (what it did to the engine is undone by the sync), and the Workload decided
+    /// again. A failed read falls back to deciding again on the watch's copy a little later.
     fn on_conflict_read(&mut self, key: WorkloadKey, result: WriteResult<Option<Workload>>) {
         let now = self.now.instant;
         self.m.dirty_wls.insert(key.clone());
+        // Decided again in a cycle, even when the newer copy differs in nothing the engine
+        // holds (a preemptor skipped its victim while it was read).
+        self.m.schedule = true;
         let book = self.book(&key);
         book.busy = false;
         book.conflict_read = false;
+        if matches!(book.plan, Some(Plan::Write(_))) {
+            book.plan = None;
+            book.evicting = false;
+        }
         match result {
             Ok(Some(obj)) => book.overlay = Some(Box::new(StoredWorkload::new(obj))),
             // Gone: the watch says so in its turn; a write meanwhile is answered NotFound.
