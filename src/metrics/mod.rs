@@ -150,23 +150,23 @@ impl Metrics {
         }
     }
 
-    fn role_label(&self) -> (String, String) {
-        ("replica_role".to_string(), self.role().as_str().to_string())
+    fn role_label(&self) -> (&'static str, String) {
+        ("replica_role", self.role().as_str().to_string())
     }
 
     /// `pairs`, then `replica_role`.
-    fn with_role(&self, pairs: &[(&str, &str)]) -> Labels {
-        let mut v = labels(pairs);
+    fn with_role(&self, pairs: &[(&'static str, &str)]) -> Labels {
+        let mut v = series::pairs(pairs);
         v.push(self.role_label());
-        v
+        v.into()
     }
 
     /// A LocalQueue's `name` and `namespace`, then `rest`, then `replica_role`.
-    fn lq_labels(&self, lq: &LocalQueueRef, rest: &[(&str, &str)]) -> Labels {
-        let mut v = labels(&[("name", &lq.name), ("namespace", &lq.namespace)]);
-        v.extend(labels(rest));
+    fn lq_labels(&self, lq: &LocalQueueRef, rest: &[(&'static str, &str)]) -> Labels {
+        let mut v = series::pairs(&[("name", &lq.name), ("namespace", &lq.namespace)]);
+        v.extend(series::pairs(rest));
         v.push(self.role_label());
-        v
+        v.into()
     }
 
     /// The LocalQueue named in an update, when LocalQueue metrics are on.

@@ -19,7 +19,7 @@ impl Metrics {
         let mut info = Vec::new();
         for q in queues {
             let cq = q.cluster_queue.as_str();
-            let one = |rest: &[(&str, &str)]| {
+            let one = |rest: &[(&'static str, &str)]| {
                 let mut pairs = vec![("cluster_queue", cq)];
                 pairs.extend_from_slice(rest);
                 self.with_role(&pairs)
