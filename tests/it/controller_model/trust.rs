@@ -1036,3 +1036,41 @@ fn a_victim_read_back_unchanged_is_evicted_on_the_newer_copy() {
         "the preemptor is admitted: {seen:#?}"
     );
 }
+
+/// A Workload's admission is still in flight when a higher-priority arrival preempts it: the
+/// eviction, decided on the status the admission writes, waits for that write and goes out
+/// when it lands (the loop leaves a busy Workload's plan alone until then).
+#[test]
+fn an_eviction_decided_while_the_admission_is_in_flight_goes_out_when_it_lands() {
+    let mut world = World::new();
+    cluster(&mut world, "", "cpu", "2");
+    world.cache.put_priority_class(priority_class("high", 1000));
+    let first = world.start();
+    world.settle(first);
+    let admitting = world.put_workload(workload(&world, "ns", "low", "lq", 2));
+    assert!(
+        status_writes(&admitting)
+            .get("low")
+            .is_some_and(|ws| ws.iter().any(|w| w.admits)),
+        "{admitting:#?}"
+    );
+    world.advance(std::time::Duration::from_secs(1));
+    let meanwhile = world.put_workload(high_priority(&world));
+    assert_eq!(
+        evictions_of(&meanwhile, "low"),
+        0,
+        "not while the admission is in flight"
+    );
+    let mut actions = admitting;
+    actions.extend(meanwhile);
+    let seen = world.settle(actions);
+    assert_eq!(
+        evictions_of(&seen, "low"),
+        1,
+        "sent once the admission landed: {seen:#?}"
+    );
+    assert!(
+        holds_quota(&world, "high"),
+        "the preemptor is admitted: {seen:#?}"
+    );
+}
