@@ -197,10 +197,12 @@ impl Ctx<'_> {
     fn plan_eviction(&mut self, preemptor: &WorkloadKey, preemptor_cq: &str, t: &Target) -> bool {
         let victim_key = t.workload.clone();
         let now = self.now;
-        let book = self.book(&victim_key);
         // While a refused write's Workload is read back, its copy is the one the API server
-        // refused: nothing is decided on it (the victim may have finished meanwhile).
-        if book.evicting || book.conflict_read || book.backing_off(now.instant) {
+        // refused: nothing is decided on it (the victim may have finished meanwhile). One
+        // lookup: a preemptor waiting for its victims names them again in every cycle.
+        let under_way =
+            |b: &super::book::WlBook| b.evicting || b.conflict_read || b.backing_off(now.instant);
+        if self.m.wls.get(&victim_key).is_some_and(under_way) {
             return false;
         }
         let Some(victim) = self.effective_head(&victim_key) else {

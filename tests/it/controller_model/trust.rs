@@ -917,6 +917,23 @@ fn an_eviction_refused_because_the_victim_finished_reads_it_back_and_is_not_trie
     );
 }
 
+/// `actions` settled until `name` is read back: that batch, not performed.
+fn until_read_back(world: &mut World, actions: Vec<Action>, name: &str) -> Vec<Action> {
+    world.settle_until(
+        actions,
+        |a| matches!(a, Action::ReadWorkload { key } if key.name == name),
+    )
+}
+
+/// A 1-cpu arrival of priority class `high`: the cycle it starts looks at the waiting
+/// preemptor again.
+fn bystander(world: &World) -> kubectl_kueue::api::Workload {
+    let mut w = workload(world, "ns", "other", "lq", 1);
+    w.spec.priority = Some(1000);
+    w.spec.priority_class_name = Some("high".into());
+    w
+}
+
 /// The same refused eviction, with a scheduling cycle while the read-back is out (at
 /// large-scale other Workloads change all the time): the preemptor is looked at again, and
 /// its victim's copy is the one the API server just refused. No eviction is decided on that
@@ -931,14 +948,8 @@ fn no_eviction_is_decided_on_the_refused_copy_while_it_is_read_back() {
 
     world.advance(std::time::Duration::from_secs(1));
     let arrival = world.put_workload(high_priority(&world));
-    let reading = world.settle_until(
-        arrival,
-        |a| matches!(a, Action::ReadWorkload { key } if key.name == "low"),
-    );
-    let mut bystander = workload(&world, "ns", "other", "lq", 1);
-    bystander.spec.priority = Some(1000);
-    bystander.spec.priority_class_name = Some("high".into());
-    let meanwhile = world.put_workload(bystander);
+    let reading = until_read_back(&mut world, arrival, "low");
+    let meanwhile = world.put_workload(bystander(&world));
     assert!(
         !status_writes(&meanwhile).contains_key("low"),
         "nothing is written to the victim while it is read: {meanwhile:#?}"
@@ -978,10 +989,7 @@ fn an_admission_decided_while_the_refused_copy_is_read_back_is_dropped() {
     let mut inactive = (*world.workload("ns", "w")).clone();
     inactive.spec.active = false;
     world.write_behind_the_watch(inactive);
-    let reading = world.settle_until(
-        waiting,
-        |a| matches!(a, Action::ReadWorkload { key } if key.name == "w"),
-    );
+    let reading = until_read_back(&mut world, waiting, "w");
     let done = finished(&world, "low");
     let meanwhile = world.put_workload(done);
     assert!(
@@ -1018,15 +1026,9 @@ fn a_victim_read_back_unchanged_is_evicted_on_the_newer_copy() {
 
     world.advance(std::time::Duration::from_secs(1));
     let arrival = world.put_workload(high_priority(&world));
-    let reading = world.settle_until(
-        arrival,
-        |a| matches!(a, Action::ReadWorkload { key } if key.name == "low"),
-    );
-    let mut bystander = workload(&world, "ns", "other", "lq", 1);
-    bystander.spec.priority = Some(1000);
-    bystander.spec.priority_class_name = Some("high".into());
+    let reading = until_read_back(&mut world, arrival, "low");
     let mut actions = reading;
-    actions.extend(world.put_workload(bystander));
+    actions.extend(world.put_workload(bystander(&world)));
     let seen = world.settle(actions);
     let evictions = evictions_of(&seen, "low");
     assert_eq!(evictions, 1, "evicted once, on the newer copy: {seen:#?}");
