@@ -195,16 +195,16 @@ impl Ctx<'_> {
     /// Evicts one preemption target, unless that is already under way. Returns whether a new
     /// eviction was issued.
     fn plan_eviction(&mut self, preemptor: &WorkloadKey, preemptor_cq: &str, t: &Target) -> bool {
-        let victim_key = t.workload.clone();
         let now = self.now;
         // While a refused write's Workload is read back, its copy is the one the API server
         // refused: nothing is decided on it (the victim may have finished meanwhile). One
         // lookup: a preemptor waiting for its victims names them again in every cycle.
         let under_way =
             |b: &super::book::WlBook| b.evicting || b.conflict_read || b.backing_off(now.instant);
-        if self.m.wls.get(&victim_key).is_some_and(under_way) {
+        if self.m.wls.get(&t.workload).is_some_and(under_way) {
             return false;
         }
+        let victim_key = t.workload.clone();
         let Some(victim) = self.effective_head(&victim_key) else {
             return false;
         };

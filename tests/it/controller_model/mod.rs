@@ -190,11 +190,17 @@ fn a_failed_admission_write_gives_the_quota_back_and_backs_off() {
     );
 }
 
-/// `low` (2 cpu) admitted in a 2-cpu ClusterQueue, where priority class `high` exists.
-fn low_admitted() -> World {
+/// One ClusterQueue of 2 cpu and the priority class `high` (1000), not yet started.
+fn preemption_cluster() -> World {
     let mut world = World::new();
     cluster(&mut world, "", "cpu", "2");
     world.cache.put_priority_class(priority_class("high", 1000));
+    world
+}
+
+/// `low` (2 cpu) admitted in a 2-cpu ClusterQueue, where priority class `high` exists.
+fn low_admitted() -> World {
+    let mut world = preemption_cluster();
     world
         .cache
         .put_workload(workload(&world, "ns", "low", "lq", 2));

@@ -13,7 +13,7 @@ use kubectl_kueue::manifests::convert::time_from_millis;
 
 use super::builders::*;
 use super::world::*;
-use super::{cluster, high_priority, holds_quota, low_admitted};
+use super::{cluster, high_priority, holds_quota, low_admitted, preemption_cluster};
 
 const FINALIZER: &str = "kueue.x-k8s.io/resource-in-use";
 
@@ -1044,9 +1044,7 @@ fn a_victim_read_back_unchanged_is_evicted_on_the_newer_copy() {
 /// when it lands (the loop leaves a busy Workload's plan alone until then).
 #[test]
 fn an_eviction_decided_while_the_admission_is_in_flight_goes_out_when_it_lands() {
-    let mut world = World::new();
-    cluster(&mut world, "", "cpu", "2");
-    world.cache.put_priority_class(priority_class("high", 1000));
+    let mut world = preemption_cluster();
     let first = world.start();
     world.settle(first);
     let admitting = world.put_workload(workload(&world, "ns", "low", "lq", 2));
