@@ -62,6 +62,7 @@ impl Engine {
             pods_ready_parked: false,
             base,
             searches: Default::default(),
+            nominations: Default::default(),
         };
         engine.build_tree();
         engine

@@ -38,7 +38,7 @@ impl Engine {
             return false;
         };
         let freed = self.forget(id);
-        self.searches.forget(id);
+        self.forget_answers(id);
         self.wls[id] = None;
         self.free_wl_ids.push(id);
         if let Some(cq) = freed {

@@ -242,6 +242,8 @@ pub struct Engine {
     pub(crate) base: ClusterState,
     /// Preemption searches of earlier cycles, still good while their tree is unchanged.
     pub(crate) searches: super::preemption::SearchCache,
+    /// Preemptors' nominations of earlier cycles, still good while nothing they read changed.
+    pub(crate) nominations: super::cycle::memo::NominationCache,
 }
 
 impl Engine {
@@ -292,7 +294,7 @@ impl Engine {
             },
         };
         // New, or changed (its priority, its request): earlier answers were for another.
-        self.searches.forget(id);
+        self.forget_answers(id);
         self.wl_ids.insert(key.clone(), id);
         let mut st = WlState {
             evicted: w.evicted,
@@ -495,6 +497,16 @@ impl Engine {
         self.searches.preemptors_kept()
     }
 
+    /// Nominations answered from an earlier cycle's, while nothing they read changed since.
+    pub fn remembered_nominations(&self) -> u64 {
+        self.nominations.hits
+    }
+
+    /// Preemptors whose nomination is kept for later cycles (a diagnostic of its memory).
+    pub fn kept_nominations(&self) -> usize {
+        self.nominations.len()
+    }
+
     /// How many workloads the engine knows (finished ones included).
     pub fn workload_count(&self) -> usize {
         self.wl_ids.len()
@@ -515,7 +527,7 @@ impl Engine {
 
     /// `id` starts or stops holding quota in `cq`.
     pub(crate) fn toggle_holding(&mut self, id: WlId, cq: CqId) {
-        self.searches.forget(id);
+        self.forget_answers(id);
         self.searches_changed(cq);
         // splitmix64 of the pair: a well-spread bit pattern per (workload, queue).
         let mut z =
@@ -523,6 +535,13 @@ impl Engine {
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         self.holding_signature ^= z ^ (z >> 31);
+    }
+
+    /// `id` changed, or is gone: the searches and the nomination kept for it were for
+    /// another.
+    pub(crate) fn forget_answers(&mut self, id: WlId) {
+        self.searches.forget(id);
+        self.nominations.forget(id);
     }
 
     /// Something preemption searches read changed in `cq`'s cohort tree.

@@ -552,6 +552,9 @@ fn a_waiting_preemptor_searches_again_when_its_tree_changes() {
         assert_eq!(targets(&again), ["ns/low"]);
         assert_eq!(again.admitted().count(), 0);
     }
+    // The third cycle's nomination is the second's, kept (debug builds, as every test
+    // runs, check it against a new nomination, whose search is the one remembered).
+    assert_eq!(engine.remembered_nominations(), 1);
     assert_eq!(engine.remembered_searches(), 1);
     assert!(engine.is_evicted(&key("ns/low")));
     let mut raised = low.priority(20).0;
@@ -559,4 +562,48 @@ fn a_waiting_preemptor_searches_again_when_its_tree_changes() {
     engine.upsert_workload(raised);
     assert!(!engine.is_evicted(&key("ns/low")));
     assert_eq!(targets(&engine.run_cycle(NOW)), ["ns/other"]);
+}
+
+#[test]
+fn a_waiting_preemptor_fits_when_quota_frees_elsewhere_in_its_cohort() {
+    // The preemptor waits for its victim, its nomination kept while its cohort tree stands.
+    // A workload of another queue of the cohort finishes: the tree changed, so the kept
+    // nomination no longer holds, and the preemptor now fits by borrowing what was freed.
+    let mut engine = scenario()
+        .flavor("default", &[])
+        .cq(cq("q")
+            .cohort("c")
+            .quota("default", "cpu", "2")
+            .preemption(LowerPriority, Never))
+        .cq(cq("q2").cohort("c").quota("default", "cpu", "2"))
+        .wl(wl("ns", "low", "q")
+            .req("cpu", "2")
+            .priority(1)
+            .admitted("q", "default")
+            .reserved_at(10))
+        .wl(wl("ns", "neighbour", "q2")
+            .req("cpu", "2")
+            .priority(1)
+            .admitted("q2", "default")
+            .reserved_at(11))
+        .wl(wl("ns", "high", "q")
+            .req("cpu", "2")
+            .priority(10)
+            .created(12))
+        .engine();
+    for _ in 0..3 {
+        let waiting = engine.run_cycle(NOW);
+        assert_eq!(waiting.preempting().count(), 1, "{waiting:#?}");
+        assert_eq!(waiting.admitted().count(), 0, "{waiting:#?}");
+    }
+    let kept = engine.remembered_nominations();
+    assert!(
+        kept >= 1,
+        "the waiting preemptor's nomination was never kept"
+    );
+    assert!(engine.finish_workload(&key("ns/neighbour")));
+    let freed = engine.run_cycle(NOW);
+    let admitted: Vec<String> = freed.admitted().map(|d| d.workload.to_string()).collect();
+    assert_eq!(admitted, ["ns/high"], "{freed:#?}");
+    assert_eq!(engine.remembered_nominations(), kept);
 }

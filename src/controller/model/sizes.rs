@@ -30,6 +30,9 @@ pub struct Sizes {
     /// Workload records in the engine, and preemptors whose searches are kept.
     pub engine_workloads: usize,
     pub kept_searches: usize,
+    /// Preemptors whose nomination is kept, and nominations answered from one so far.
+    pub kept_nominations: usize,
+    pub remembered_nominations: u64,
     /// Actions decided and not yet taken by the shell.
     pub actions: usize,
 }
@@ -45,6 +48,8 @@ impl Model {
             background_queue: self.background_queue.len(),
             engine_workloads: self.engine.workload_count(),
             kept_searches: self.engine.preemptors_with_kept_searches(),
+            kept_nominations: self.engine.kept_nominations(),
+            remembered_nominations: self.engine.remembered_nominations(),
             actions: self.actions.len(),
             ..Sizes::default()
         };
@@ -79,6 +84,8 @@ impl fmt::Display for Sizes {
             background_queue,
             engine_workloads,
             kept_searches,
+            kept_nominations,
+            remembered_nominations,
             actions,
         } = self;
         let held_by = finished_held_by
@@ -93,6 +100,7 @@ impl fmt::Display for Sizes {
              finished_held_by=[{held_by}] job_books={job_books} dirty_workloads={dirty_workloads} \
              wakeups={wakeups} background_queue={background_queue} \
              engine_workloads={engine_workloads} kept_searches={kept_searches} \
+             kept_nominations={kept_nominations} remembered_nominations={remembered_nominations} \
              actions={actions}"
         )
     }
@@ -115,6 +123,8 @@ mod tests {
             "finished_held_by=[]",
             "sending=0",
             "engine_workloads=0",
+            "kept_nominations=0",
+            "remembered_nominations=0",
             "actions=0",
         ] {
             assert!(text.contains(name), "{text}");

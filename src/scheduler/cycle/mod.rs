@@ -14,6 +14,7 @@
 //! back in its queue; usage held for the cycle (preemptors waiting for victims, preemptors
 //! without candidates) is gone from the tree after step 6.
 
+pub(crate) mod memo;
 mod nominate;
 mod process;
 

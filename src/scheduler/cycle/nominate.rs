@@ -2,6 +2,7 @@
 //! with partial admission (`minCount`) as a fallback, all against the cycle's starting state.
 
 use super::Entry;
+use super::memo::NominationInputs;
 use crate::scheduler::decision::{FitMode, PendingDetail, PendingReason};
 use crate::scheduler::flavor_assigner::{Assigned, Assigner};
 use crate::scheduler::id::{CqId, WlId};
@@ -33,7 +34,7 @@ impl Engine {
                 entries.push(e);
                 continue;
             }
-            let (assigned, targets) = self.assignments_with(wl, cq, now, &searches);
+            let (assigned, targets) = self.nominate_head(wl, cq, now, &searches);
             e.message = assigned.message();
             e.assigned = Some(assigned);
             e.targets = targets;
@@ -53,6 +54,48 @@ impl Engine {
         self.assignments_with(wl, cq, now, &SearchMemo::default())
     }
 
+    /// A head's assignment and targets: a preemptor's from an earlier cycle while nothing
+    /// they were computed from changed (see [`super::memo`]), else computed and, for a
+    /// preemptor, kept.
+    fn nominate_head(
+        &mut self,
+        wl: WlId,
+        cq: CqId,
+        now: Millis,
+        searches: &SearchMemo,
+    ) -> (Assigned, Vec<Victim>) {
+        let last = self.start_scan(wl, cq);
+        let root = self.tree.root(self.cqs[cq].node);
+        let inputs = NominationInputs {
+            cq,
+            // The engine's search cache is in `searches` while the cycle nominates.
+            version: searches.version(root),
+            generation: self.cqs[cq].generation,
+            scan: NominationInputs::scan_of(last.as_ref()),
+        };
+        if let Some(kept) = self.nominations.answer(wl, &inputs) {
+            // Every test (debug builds) checks a kept nomination against a new one.
+            #[cfg(debug_assertions)]
+            {
+                let (fresh, _) = self.assign_from(wl, cq, now, searches, last.as_ref());
+                assert_eq!(
+                    format!("{kept:?}"),
+                    format!("{fresh:?}"),
+                    "a nomination kept from an earlier cycle differs from a new one"
+                );
+            }
+            return kept;
+        }
+        let (nominated, read_clock) = self.assign_from(wl, cq, now, searches, last.as_ref());
+        if read_clock {
+            self.nominations.forget(wl);
+        } else {
+            self.nominations
+                .remember(wl, inputs, &nominated.0, &nominated.1);
+        }
+        nominated
+    }
+
     /// [`Engine::assignments`] with the searches of earlier heads on the same state.
     fn assignments_with(
         &mut self,
@@ -61,6 +104,13 @@ impl Engine {
         now: Millis,
         searches: &SearchMemo,
     ) -> (Assigned, Vec<Victim>) {
+        let last = self.start_scan(wl, cq);
+        self.assign_from(wl, cq, now, searches, last.as_ref()).0
+    }
+
+    /// Where the head's flavor scan starts: where it stopped last, if that scan still
+    /// holds (the cycle right after it, or no quota change since).
+    fn start_scan(&mut self, wl: WlId, cq: CqId) -> Option<LastState> {
         let cycle = self.cycle;
         let generation = self.cqs[cq].generation;
         let last = self
@@ -73,18 +123,31 @@ impl Engine {
             // settling sweep must not take it for one.
             self.wl_mut(wl).evaluated_at = 0;
         }
+        last
+    }
+
+    /// Flavor assignment from scan state `last`, plus preemption targets, with partial
+    /// admission as a fallback; and whether any of it read the clock.
+    fn assign_from(
+        &mut self,
+        wl: WlId,
+        cq: CqId,
+        now: Millis,
+        searches: &SearchMemo,
+        last: Option<&LastState>,
+    ) -> ((Assigned, Vec<Victim>), bool) {
         let mut tree = std::mem::take(&mut self.tree);
-        let result = {
+        let (result, read_clock) = {
             let view = self.view(now);
             let assigner = Assigner {
                 view: &view,
                 wl,
                 cq,
-                last: last.as_ref(),
+                last,
                 searches,
             };
             let full = assigner.assign(&mut tree, None);
-            match full.mode() {
+            let result = match full.mode() {
                 FitMode::Fit => (full, Vec::new()),
                 mode => {
                     let mut chosen = None;
@@ -99,10 +162,11 @@ impl Engine {
                         None => partial(&mut tree, &assigner).unwrap_or((full, Vec::new())),
                     }
                 }
-            }
+            };
+            (result, view.now_read.get() || searches.read_clock())
         };
         self.tree = tree;
-        result
+        (result, read_clock)
     }
 }
 

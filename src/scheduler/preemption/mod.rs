@@ -113,6 +113,16 @@ impl SearchMemo {
         self.across.into_inner()
     }
 
+    /// The version of the tree rooted at `root` (see [`SearchCache::version`]).
+    pub(crate) fn version(&self, root: NodeId) -> u64 {
+        self.across.borrow().version(root)
+    }
+
+    /// Did a search of this nomination read the clock (its answers may carry that reading)?
+    pub(crate) fn read_clock(&self) -> bool {
+        self.read_now.get()
+    }
+
     /// [`get_targets`], or its answer to the same request last time.
     pub(crate) fn targets(&self, view: &View, tree: &mut Tree, req: &Request) -> Vec<Victim> {
         if let Some(r) = self.last.borrow().as_ref()
@@ -200,7 +210,8 @@ impl SearchCache {
         self.answers.len()
     }
 
-    fn version(&self, root: NodeId) -> u64 {
+    /// The version of the tree rooted at `root`: what searches there read last changed then.
+    pub(crate) fn version(&self, root: NodeId) -> u64 {
         self.versions.get(&root).copied().unwrap_or(0)
     }
 

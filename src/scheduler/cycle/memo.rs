@@ -1,0 +1,102 @@
+//! Nominations remembered across cycles. A preemptor waiting for its victims stays its
+//! queue's head and is nominated again in every cycle (as upstream's), assigning flavors and
+//! searching targets on a cohort tree that, while the victims' releases wait in the API
+//! server's queue, has not changed since: the same inputs, the same answer, and at
+//! large-scale flavor assignment and the target search were a quarter of the controller's
+//! CPU. A preemptor's assignment and targets are kept, stamped with what they were
+//! computed from, and used while all of it stands.
+//!
+//! Invariants: a kept nomination answers only the same workload (its answers are forgotten
+//! whenever it changes: `Engine::forget_answers`) in the same ClusterQueue, at the same
+//! version of its cohort tree (the version [`SearchCache`] keeps: bumped on every change of
+//! who holds quota there, and how much, and on a holder marked evicted), the same
+//! ClusterQueue generation, and from the same flavor scan state. A nomination that read the
+//! clock is not kept. Only nominations with targets are kept, one per workload.
+//!
+//! [`SearchCache`]: crate::scheduler::preemption::SearchCache
+
+use std::collections::BTreeMap;
+
+use crate::scheduler::flavor_assigner::Assigned;
+use crate::scheduler::id::{CqId, WlId};
+use crate::scheduler::preemption::Victim;
+use crate::scheduler::state::{FlavorScan, LastState};
+
+/// What a nomination was computed from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct NominationInputs {
+    pub cq: CqId,
+    /// The cohort tree's version.
+    pub version: u64,
+    /// The ClusterQueue's generation.
+    pub generation: u64,
+    /// The flavor scan it started from (its cycle aside, which only decides whether the
+    /// scan is resumed at all).
+    pub scan: Option<(Vec<Vec<FlavorScan>>, u64)>,
+}
+
+impl NominationInputs {
+    pub(crate) fn scan_of(last: Option<&LastState>) -> Option<(Vec<Vec<FlavorScan>>, u64)> {
+        last.map(|l| (l.tried.clone(), l.generation))
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Kept {
+    inputs: NominationInputs,
+    assigned: Assigned,
+    targets: Vec<Victim>,
+}
+
+/// Preemptors' nominations of earlier cycles (see the module comment).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct NominationCache {
+    kept: BTreeMap<WlId, Kept>,
+    /// Nominations answered from here.
+    pub(crate) hits: u64,
+}
+
+impl NominationCache {
+    /// The nomination `wl` had from the same inputs, if kept.
+    pub(crate) fn answer(
+        &mut self,
+        wl: WlId,
+        inputs: &NominationInputs,
+    ) -> Option<(Assigned, Vec<Victim>)> {
+        let kept = self.kept.get(&wl).filter(|k| k.inputs == *inputs)?;
+        self.hits += 1;
+        Some((kept.assigned.clone(), kept.targets.clone()))
+    }
+
+    /// Keeps a preemptor's nomination; any other result forgets what `wl` had.
+    pub(crate) fn remember(
+        &mut self,
+        wl: WlId,
+        inputs: NominationInputs,
+        assigned: &Assigned,
+        targets: &[Victim],
+    ) {
+        if targets.is_empty() {
+            self.kept.remove(&wl);
+            return;
+        }
+        self.kept.insert(
+            wl,
+            Kept {
+                inputs,
+                assigned: assigned.clone(),
+                targets: targets.to_vec(),
+            },
+        );
+    }
+
+    /// `wl` changed, or is gone.
+    pub(crate) fn forget(&mut self, wl: WlId) {
+        self.kept.remove(&wl);
+    }
+
+    /// Workloads with a nomination kept.
+    pub(crate) fn len(&self) -> usize {
+        self.kept.len()
+    }
+}
