@@ -162,7 +162,7 @@ pub fn replay(s: &Scenario, schedule: &[Arrival]) -> Replay {
                         finishes.push(Reverse((now + schedule[i].runtime_ms, i, generation[i])));
                     }
                     Decision::Preempting { targets, .. } => {
-                        for t in targets {
+                        for t in targets.iter() {
                             let t1 = Instant::now();
                             let released = engine.release(&t.workload);
                             took += t1.elapsed();

@@ -268,11 +268,12 @@ pub enum Decision {
         cluster_queue: String,
         assignment: Assignment,
     },
-    /// Victims are being evicted; the workload waits for them.
+    /// Victims are being evicted; the workload waits for them. A preemptor waiting for its
+    /// victims names them again in every cycle: the list is shared between those cycles.
     Preempting {
         cluster_queue: String,
         assignment: Assignment,
-        targets: Vec<Target>,
+        targets: std::sync::Arc<[Target]>,
         message: String,
     },
     /// Not admitted this time. `assignment` is set when the engine records details

@@ -43,7 +43,7 @@ impl History {
                         .insert(d.workload.to_string(), cluster_queue.clone());
                 }
                 Decision::Preempting { targets, .. } => {
-                    for t in targets {
+                    for t in targets.iter() {
                         h.preempted.insert(
                             t.workload.to_string(),
                             (d.workload.to_string(), t.reason, t.message.clone()),
@@ -84,7 +84,7 @@ fn steps(report: &RunReport) -> BTreeMap<&WorkloadKey, Vec<Step>> {
                 .or_default()
                 .push(Step::Admitted(assignment.admission(cluster_queue))),
             Decision::Preempting { targets, .. } => {
-                for t in targets {
+                for t in targets.iter() {
                     out.entry(&t.workload).or_default().push(Step::Preempted {
                         reason: t.reason,
                         message: t.message.clone(),

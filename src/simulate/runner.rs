@@ -69,7 +69,7 @@ pub fn run_to_fixpoint(engine: &mut Engine, now: Millis) -> RunReport {
                     Decision::Admitted { .. } => progress = true,
                     Decision::Preempting { targets, .. } => {
                         progress = true;
-                        for t in targets {
+                        for t in targets.iter() {
                             engine.release(&t.workload);
                         }
                     }

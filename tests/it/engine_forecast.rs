@@ -319,7 +319,7 @@ fn replay(
                     }
                 }
                 Decision::Preempting { targets, .. } => {
-                    for target in targets {
+                    for target in targets.iter() {
                         ends.remove(&target.workload);
                     }
                 }

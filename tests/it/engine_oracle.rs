@@ -269,7 +269,7 @@ fn run_checking_victims(
             let preemptor = index_of(&d.workload);
             let victims: BTreeSet<usize> = targets.iter().map(|t| index_of(&t.workload)).collect();
             check_minimal(cluster, jobs, &before, preemptor, &victims)?;
-            for t in targets {
+            for t in targets.iter() {
                 engine.release(&t.workload);
             }
         }

@@ -162,7 +162,7 @@ fn run_checked(
             {
                 let p = engine.workload(&d.workload).unwrap().priority;
                 let q = &qs[cluster_queue[1..].parse::<usize>().unwrap()];
-                for t in targets {
+                for t in targets.iter() {
                     let same = &t.cluster_queue == cluster_queue;
                     let policy = if same { q.within } else { q.reclaim };
                     if policy == PreemptionPolicy::LowerPriority {
@@ -183,7 +183,7 @@ fn run_checked(
                     }
                     preemptions.push((t.workload.clone(), d.workload.clone(), t.reason));
                 }
-                for t in targets {
+                for t in targets.iter() {
                     engine.release(&t.workload);
                 }
             }

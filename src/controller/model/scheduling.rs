@@ -73,7 +73,7 @@ impl Ctx<'_> {
                         ..
                     } => {
                         self.plan_pending(&key, "WaitingForPreemptedWorkloads", &message);
-                        for t in &targets {
+                        for t in targets.iter() {
                             progress |= self.plan_eviction(&key, &cluster_queue, t);
                         }
                     }

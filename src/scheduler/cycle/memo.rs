@@ -13,10 +13,17 @@
 //! ClusterQueue generation, and from the same flavor scan state. A nomination that read the
 //! clock is not kept. Only nominations with targets are kept, one per workload.
 //!
+//! With a kept nomination the preemptor's `Preempting` decision is the one it had before
+//! (the same victims, holding the same quota in the same queues, named for the same
+//! preemptor): that decision is kept with it, shared, rather than its victims' messages and
+//! the assignment's report being written again in every cycle.
+//!
 //! [`SearchCache`]: crate::scheduler::preemption::SearchCache
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
+use crate::scheduler::decision::{Assignment, Target};
 use crate::scheduler::flavor_assigner::Assigned;
 use crate::scheduler::id::{CqId, WlId};
 use crate::scheduler::preemption::Victim;
@@ -41,11 +48,27 @@ impl NominationInputs {
     }
 }
 
+/// A nomination: the assignment, its condition message, and the victims.
+#[derive(Debug, Clone)]
+pub(crate) struct Nomination {
+    pub assigned: Arc<Assigned>,
+    pub message: String,
+    pub targets: Vec<Victim>,
+}
+
+/// What a kept nomination's `Preempting` decision said.
+#[derive(Debug, Clone)]
+pub(crate) struct Issued {
+    pub targets: Arc<[Target]>,
+    pub assignment: Assignment,
+    pub message: String,
+}
+
 #[derive(Debug, Clone)]
 struct Kept {
     inputs: NominationInputs,
-    assigned: Assigned,
-    targets: Vec<Victim>,
+    nomination: Nomination,
+    issued: Option<Issued>,
 }
 
 /// Preemptors' nominations of earlier cycles (see the module comment).
@@ -58,25 +81,15 @@ pub(crate) struct NominationCache {
 
 impl NominationCache {
     /// The nomination `wl` had from the same inputs, if kept.
-    pub(crate) fn answer(
-        &mut self,
-        wl: WlId,
-        inputs: &NominationInputs,
-    ) -> Option<(Assigned, Vec<Victim>)> {
+    pub(crate) fn answer(&mut self, wl: WlId, inputs: &NominationInputs) -> Option<Nomination> {
         let kept = self.kept.get(&wl).filter(|k| k.inputs == *inputs)?;
         self.hits += 1;
-        Some((kept.assigned.clone(), kept.targets.clone()))
+        Some(kept.nomination.clone())
     }
 
     /// Keeps a preemptor's nomination; any other result forgets what `wl` had.
-    pub(crate) fn remember(
-        &mut self,
-        wl: WlId,
-        inputs: NominationInputs,
-        assigned: &Assigned,
-        targets: &[Victim],
-    ) {
-        if targets.is_empty() {
+    pub(crate) fn remember(&mut self, wl: WlId, inputs: NominationInputs, nomination: &Nomination) {
+        if nomination.targets.is_empty() {
             self.kept.remove(&wl);
             return;
         }
@@ -84,10 +97,22 @@ impl NominationCache {
             wl,
             Kept {
                 inputs,
-                assigned: assigned.clone(),
-                targets: targets.to_vec(),
+                nomination: nomination.clone(),
+                issued: None,
             },
         );
+    }
+
+    /// The decision `wl`'s kept nomination issued, if it issued one.
+    pub(crate) fn issued(&self, wl: WlId) -> Option<Issued> {
+        self.kept.get(&wl)?.issued.clone()
+    }
+
+    /// Keeps the decision `wl`'s nomination, kept in this cycle, issued.
+    pub(crate) fn keep_issued(&mut self, wl: WlId, issued: &Issued) {
+        if let Some(k) = self.kept.get_mut(&wl) {
+            k.issued = Some(issued.clone());
+        }
     }
 
     /// `wl` changed, or is gone.

@@ -52,7 +52,7 @@ struct Entry {
     /// Its place in the queue, to put it back there.
     key: QueueKey,
     /// Its flavor assignment (`None` when it failed before: namespace not selected).
-    assigned: Option<Assigned>,
+    assigned: Option<std::sync::Arc<Assigned>>,
     /// Victims that would make room for it (empty when it fits, or nothing can be preempted).
     targets: Vec<Victim>,
     /// How far it got.

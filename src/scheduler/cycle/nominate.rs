@@ -1,8 +1,10 @@
 //! Step 2 of a cycle, nomination: each head's flavor assignment and preemption targets,
 //! with partial admission (`minCount`) as a fallback, all against the cycle's starting state.
 
+use std::sync::Arc;
+
 use super::Entry;
-use super::memo::NominationInputs;
+use super::memo::{Nomination, NominationInputs};
 use crate::scheduler::decision::{FitMode, PendingDetail, PendingReason};
 use crate::scheduler::flavor_assigner::{Assigned, Assigner};
 use crate::scheduler::id::{CqId, WlId};
@@ -34,10 +36,10 @@ impl Engine {
                 entries.push(e);
                 continue;
             }
-            let (assigned, targets) = self.nominate_head(wl, cq, now, &searches);
-            e.message = assigned.message();
-            e.assigned = Some(assigned);
-            e.targets = targets;
+            let nomination = self.nominate_head(wl, cq, now, &searches);
+            e.message = nomination.message;
+            e.assigned = Some(nomination.assigned);
+            e.targets = nomination.targets;
             entries.push(e);
         }
         self.searches = searches.into_cache();
@@ -63,7 +65,7 @@ impl Engine {
         cq: CqId,
         now: Millis,
         searches: &SearchMemo,
-    ) -> (Assigned, Vec<Victim>) {
+    ) -> Nomination {
         let last = self.start_scan(wl, cq);
         let root = self.tree.root(self.cqs[cq].node);
         let inputs = NominationInputs {
@@ -79,21 +81,26 @@ impl Engine {
             {
                 let (fresh, _) = self.assign_from(wl, cq, now, searches, last.as_ref());
                 assert_eq!(
-                    format!("{kept:?}"),
-                    format!("{fresh:?}"),
+                    format!("{:?}", (&*kept.assigned, &kept.targets)),
+                    format!("{:?}", (&fresh.0, &fresh.1)),
                     "a nomination kept from an earlier cycle differs from a new one"
                 );
             }
             return kept;
         }
-        let (nominated, read_clock) = self.assign_from(wl, cq, now, searches, last.as_ref());
+        let ((assigned, targets), read_clock) =
+            self.assign_from(wl, cq, now, searches, last.as_ref());
+        let nomination = Nomination {
+            message: assigned.message(),
+            assigned: Arc::new(assigned),
+            targets,
+        };
         if read_clock {
             self.nominations.forget(wl);
         } else {
-            self.nominations
-                .remember(wl, inputs, &nominated.0, &nominated.1);
+            self.nominations.remember(wl, inputs, &nomination);
         }
-        nominated
+        nomination
     }
 
     /// [`Engine::assignments`] with the searches of earlier heads on the same state.

@@ -3,6 +3,7 @@
 //! counted on) and holds its capacity for the rest of the cycle; one without candidates may
 //! hold capacity too, so lower entries do not take it.
 
+use super::memo::Issued;
 use super::{CycleState, Entry, Status};
 use crate::scheduler::decision::{
     CycleOutcome, Decision, FitMode, PendingDetail, PendingReason, Target, WorkloadDecision,
@@ -194,27 +195,24 @@ impl Engine {
 
     /// Marks the victims evicted and records the `Preempting` decision; the entry waits.
     fn issue_preemptions(&mut self, e: &mut Entry, now: Millis, outcome: &mut CycleOutcome) {
-        let preemptor = &self.wl(e.wl).w;
-        let preemptor_path = &self.cqs[e.cq].path;
-        let mut targets = Vec::with_capacity(e.targets.len());
-        for v in &e.targets {
-            let victim = self.wl(v.wl);
-            let victim_cq = victim.holding.as_ref().map_or(e.cq, |h| h.cq);
-            let message = message::preempted(
-                &preemptor.uid,
-                preemptor.job_uid.as_deref(),
-                v.reason,
-                preemptor_path,
-                &self.cqs[victim_cq].path,
-            );
-            targets.push(Target {
-                workload: victim.key.clone(),
-                cluster_queue: self.cqs[victim_cq].name.clone(),
-                reason: v.reason,
-                priority: victim.priority(),
-                message,
-            });
-        }
+        // A kept nomination's decision is the one it issued before (see `super::memo`).
+        let issued = match self.nominations.issued(e.wl) {
+            Some(kept) => {
+                // Every test (debug builds) checks a kept decision against a new one.
+                #[cfg(debug_assertions)]
+                assert_eq!(
+                    format!("{kept:?}"),
+                    format!("{:?}", self.preempting_decision(e, now)),
+                    "a Preempting decision kept from an earlier cycle differs from a new one"
+                );
+                kept
+            }
+            None => {
+                let issued = self.preempting_decision(e, now);
+                self.nominations.keep_issued(e.wl, &issued);
+                issued
+            }
+        };
         for v in &e.targets {
             let newly = !std::mem::replace(&mut self.wl_mut(v.wl).evicted, true);
             // Evicted victims are searched first. (A preemptor waiting for its victims
@@ -224,27 +222,58 @@ impl Engine {
             }
         }
         self.epoch += 1;
-        let message = message::pending_preemption(&e.message, targets.len());
         e.preempting = true;
         e.clear_last = true;
         e.requeue = RequeueReason::PendingPreemption;
         e.reason = PendingReason::WaitingForPreemptedWorkloads;
-        e.message = message.clone();
-        let view = self.view(now);
-        let assignment = e
-            .assigned
-            .as_ref()
-            .map(|a| a.to_report(&view))
-            .unwrap_or_default();
+        e.message.clone_from(&issued.message);
         outcome.decisions.push(WorkloadDecision {
             workload: self.wl(e.wl).key.clone(),
             decision: Decision::Preempting {
                 cluster_queue: self.cqs[e.cq].name.clone(),
-                assignment,
-                targets,
-                message,
+                assignment: issued.assignment,
+                targets: issued.targets,
+                message: issued.message,
             },
         });
+    }
+
+    /// What the entry's `Preempting` decision says: each victim with its eviction message,
+    /// the assignment, and the preemptor's condition message.
+    fn preempting_decision(&self, e: &Entry, now: Millis) -> Issued {
+        let preemptor = &self.wl(e.wl).w;
+        let preemptor_path = &self.cqs[e.cq].path;
+        let targets: Vec<Target> = e
+            .targets
+            .iter()
+            .map(|v| {
+                let victim = self.wl(v.wl);
+                let victim_cq = victim.holding.as_ref().map_or(e.cq, |h| h.cq);
+                Target {
+                    workload: victim.key.clone(),
+                    cluster_queue: self.cqs[victim_cq].name.clone(),
+                    reason: v.reason,
+                    priority: victim.priority(),
+                    message: message::preempted(
+                        &preemptor.uid,
+                        preemptor.job_uid.as_deref(),
+                        v.reason,
+                        preemptor_path,
+                        &self.cqs[victim_cq].path,
+                    ),
+                }
+            })
+            .collect();
+        let view = self.view(now);
+        Issued {
+            message: message::pending_preemption(&e.message, targets.len()),
+            targets: targets.into(),
+            assignment: e
+                .assigned
+                .as_ref()
+                .map(|a| a.to_report(&view))
+                .unwrap_or_default(),
+        }
     }
 
     /// Reserves quota: the workload holds `usage` in its ClusterQueue from now on.

@@ -231,7 +231,7 @@ impl Pass {
                         );
                     }
                     Decision::Preempting { targets, .. } => {
-                        for target in &targets {
+                        for target in targets.iter() {
                             if let Some(end) = ends.remove(&target.workload) {
                                 finishes.remove(&(end, target.workload.clone()));
                             }

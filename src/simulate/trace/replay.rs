@@ -285,7 +285,7 @@ pub fn replay(
                     }
                 }
                 Decision::Preempting { targets, .. } => {
-                    for target in targets {
+                    for target in targets.iter() {
                         let Some(&v) = index_of.get(&target.workload) else {
                             continue;
                         };

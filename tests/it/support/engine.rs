@@ -440,7 +440,7 @@ impl Outcome {
         let mut out = Vec::new();
         for (_, d) in &self.report.decisions {
             if let Decision::Preempting { targets, .. } = &d.decision {
-                for t in targets {
+                for t in targets.iter() {
                     out.push((short(&t.workload), short(&d.workload), t.reason));
                 }
             }
