@@ -25,8 +25,9 @@ use std::sync::Arc;
 
 use crate::scheduler::decision::{Assignment, Target};
 use crate::scheduler::flavor_assigner::Assigned;
-use crate::scheduler::id::{CqId, WlId};
+use crate::scheduler::id::{CqId, FrId, NodeId, WlId};
 use crate::scheduler::preemption::Victim;
+use crate::scheduler::quantity::Amount;
 use crate::scheduler::state::{FlavorScan, LastState};
 
 /// What a nomination was computed from.
@@ -48,12 +49,18 @@ impl NominationInputs {
     }
 }
 
-/// A nomination: the assignment, its condition message, and the victims.
+/// Usage per ClusterQueue node, the node's pairs in any order.
+pub(crate) type QueueSums = Arc<[(NodeId, Vec<(FrId, Amount)>)]>;
+
+/// A nomination: the assignment, its condition message, and the victims, with the quota
+/// they hold summed per ClusterQueue (taking the sums out of the tree leaves it as taking
+/// out each victim would: tree usage depends only on each queue's total).
 #[derive(Debug, Clone)]
 pub(crate) struct Nomination {
     pub assigned: Arc<Assigned>,
     pub message: String,
     pub targets: Vec<Victim>,
+    pub target_sums: QueueSums,
 }
 
 /// What a kept nomination's `Preempting` decision said.

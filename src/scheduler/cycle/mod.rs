@@ -55,6 +55,8 @@ struct Entry {
     assigned: Option<std::sync::Arc<Assigned>>,
     /// Victims that would make room for it (empty when it fits, or nothing can be preempted).
     targets: Vec<Victim>,
+    /// The quota they hold, summed per ClusterQueue node.
+    target_sums: memo::QueueSums,
     /// How far it got.
     status: Status,
     /// Why it goes back to its queue, which decides whether it may be retried at once.
@@ -82,6 +84,7 @@ impl Entry {
             key,
             assigned: None,
             targets: Vec::new(),
+            target_sums: Vec::new().into(),
             status: Status::NotNominated,
             requeue: RequeueReason::Generic,
             reason: PendingReason::PendingEvaluation,

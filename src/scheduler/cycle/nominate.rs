@@ -4,13 +4,14 @@
 use std::sync::Arc;
 
 use super::Entry;
-use super::memo::{Nomination, NominationInputs};
+use super::memo::{Nomination, NominationInputs, QueueSums};
 use crate::scheduler::decision::{FitMode, PendingDetail, PendingReason};
 use crate::scheduler::flavor_assigner::{Assigned, Assigner};
-use crate::scheduler::id::{CqId, WlId};
+use crate::scheduler::id::{CqId, FrId, NodeId, WlId};
 use crate::scheduler::message;
 use crate::scheduler::model::Millis;
 use crate::scheduler::preemption::{Request, SearchMemo, Victim};
+use crate::scheduler::quantity::Amount;
 use crate::scheduler::queue::{QueueKey, RequeueReason};
 use crate::scheduler::state::{Engine, LastState};
 use crate::scheduler::tree::Tree;
@@ -40,6 +41,7 @@ impl Engine {
             e.message = nomination.message;
             e.assigned = Some(nomination.assigned);
             e.targets = nomination.targets;
+            e.target_sums = nomination.target_sums;
             entries.push(e);
         }
         self.searches = searches.into_cache();
@@ -80,9 +82,10 @@ impl Engine {
             #[cfg(debug_assertions)]
             {
                 let (fresh, _) = self.assign_from(wl, cq, now, searches, last.as_ref());
+                let sums = self.sums_by_queue(&fresh.1);
                 assert_eq!(
-                    format!("{:?}", (&*kept.assigned, &kept.targets)),
-                    format!("{:?}", (&fresh.0, &fresh.1)),
+                    format!("{:?}", (&*kept.assigned, &kept.targets, &kept.target_sums)),
+                    format!("{:?}", (&fresh.0, &fresh.1, &sums)),
                     "a nomination kept from an earlier cycle differs from a new one"
                 );
             }
@@ -93,6 +96,7 @@ impl Engine {
         let nomination = Nomination {
             message: assigned.message(),
             assigned: Arc::new(assigned),
+            target_sums: self.sums_by_queue(&targets),
             targets,
         };
         if read_clock {
@@ -101,6 +105,32 @@ impl Engine {
             self.nominations.remember(wl, inputs, &nomination);
         }
         nomination
+    }
+
+    /// The quota `targets` hold, summed per ClusterQueue node.
+    fn sums_by_queue(&self, targets: &[Victim]) -> QueueSums {
+        let mut sums: Vec<(NodeId, Vec<(FrId, Amount)>)> = Vec::new();
+        for t in targets {
+            let Some(h) = self.wl(t.wl).holding.as_ref() else {
+                continue;
+            };
+            let node = self.cqs[h.cq].node;
+            let i = match sums.iter().position(|(n, _)| *n == node) {
+                Some(i) => i,
+                None => {
+                    sums.push((node, Vec::new()));
+                    sums.len() - 1
+                }
+            };
+            let queue = &mut sums[i].1;
+            for &(fr, v) in &h.usage {
+                match queue.iter_mut().find(|(f, _)| *f == fr) {
+                    Some((_, sum)) => *sum += v,
+                    None => queue.push((fr, v)),
+                }
+            }
+        }
+        sums.into()
     }
 
     /// [`Engine::assignments`] with the searches of earlier heads on the same state.

@@ -70,7 +70,7 @@ impl Engine {
             return;
         }
         let usage = assigned.usage.clone();
-        if !self.fits_after_removals(e.cq, &usage, state, &e.targets, now) {
+        if !self.fits_after_removals(e.cq, &usage, state, e, now) {
             e.status = Status::Skipped;
             e.message = message::NO_LONGER_FITS.to_string();
             e.reason = PendingReason::WaitingForQuota;
@@ -143,20 +143,20 @@ impl Engine {
 
     /// Does `usage` still fit with every victim chosen so far in the cycle, and this entry's
     /// own, taken out? Only the victims in the entry's own tree can change what it has room
-    /// for; they are taken out as per-queue sums.
+    /// for; they are taken out as per-queue sums, and so are the entry's own (none of which
+    /// an earlier entry chose: it would have been skipped).
     fn fits_after_removals(
         &mut self,
         cq: CqId,
         usage: &[(FrId, Amount)],
         state: &CycleState,
-        targets: &[Victim],
+        e: &Entry,
         now: Millis,
     ) -> bool {
         let node = self.cqs[cq].node;
         let root = self.tree.root(node);
         let mut tree = std::mem::take(&mut self.tree);
         let fits = {
-            let view = self.view(now);
             let mut without_victims = WhatIf::new(&mut tree);
             let in_this_tree = state
                 .preempted_usage
@@ -165,8 +165,8 @@ impl Engine {
             for (&(_, n), sums) in in_this_tree {
                 without_victims.remove(n, sums);
             }
-            for t in targets.iter().filter(|t| !state.preempted.contains(&t.wl)) {
-                without_victims.take_out(&view, t.wl);
+            for (n, sums) in e.target_sums.iter() {
+                without_victims.remove(*n, sums);
             }
             usage
                 .iter()
@@ -175,20 +175,18 @@ impl Engine {
         // Debug builds (every test run) check the sums against taking out each victim.
         #[cfg(debug_assertions)]
         {
+            debug_assert!(!e.targets.iter().any(|t| state.preempted.contains(&t.wl)));
             let view = self.view(now);
             let mut each = WhatIf::new(&mut tree);
             let victims = state.preempted.iter().copied();
-            for w in victims.chain(
-                targets
-                    .iter()
-                    .map(|t| t.wl)
-                    .filter(|w| !state.preempted.contains(w)),
-            ) {
+            for w in victims.chain(e.targets.iter().map(|t| t.wl)) {
                 each.take_out(&view, w);
             }
             let fits_each = usage.iter().all(|&(fr, v)| each.available(node, fr) >= v);
             debug_assert_eq!(fits, fits_each, "victims taken out as sums fit differently");
         }
+        #[cfg(not(debug_assertions))]
+        let _ = now;
         self.tree = tree;
         fits
     }
