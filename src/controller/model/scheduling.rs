@@ -8,7 +8,8 @@
 //! its quota in the engine from the moment of the decision; evicted ones keep theirs until
 //! their pods are gone.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Instant;
 
 use crate::metrics::MetricUpdate;
@@ -33,8 +34,11 @@ impl Ctx<'_> {
         self.m.schedule = false;
         let now = self.now.wall;
         // Workloads already evaluated in this run: a cycle that only meets them again (a
-        // StrictFIFO head, a preemptor waiting for its victims) ends the run.
-        let mut seen = BTreeSet::new();
+        // StrictFIFO head, a preemptor waiting for its victims) ends the run. With each, the
+        // victims of its last `Preempting` decision: the engine shares a kept decision
+        // between cycles, and handling it again within the run changes nothing (nothing
+        // outside the run's own plans changed in between), so it is handled once.
+        let mut seen: BTreeMap<WorkloadKey, Option<Arc<[Target]>>> = BTreeMap::new();
         for turn in 0.. {
             if turn == MAX_CYCLES_PER_TURN {
                 self.m.schedule = true;
@@ -57,11 +61,28 @@ impl Ctx<'_> {
             });
             self.m.queues_dirty = true;
             let mut progress = admitted_any;
-            for d in &outcome.decisions {
-                progress |= seen.insert(d.workload.clone());
-            }
             for d in outcome.decisions {
                 let key = d.workload;
+                let targets = match &d.decision {
+                    Decision::Preempting { targets, .. } => Some(targets.clone()),
+                    _ => None,
+                };
+                let handled = match seen.get_mut(&key) {
+                    Some(before) => {
+                        let same =
+                            matches!((&*before, &targets), (Some(b), Some(t)) if Arc::ptr_eq(b, t));
+                        *before = targets;
+                        same
+                    }
+                    None => {
+                        progress = true;
+                        seen.insert(key.clone(), targets);
+                        false
+                    }
+                };
+                if handled {
+                    continue;
+                }
                 match d.decision {
                     Decision::Admitted { cluster_queue, .. } => {
                         self.plan_admission(&key, &cluster_queue)
