@@ -113,6 +113,16 @@ struct CycleState {
     reserved: Vec<(NodeId, Vec<(FrId, Amount)>)>,
 }
 
+/// Adds `usage` to `sums`, pair by pair.
+fn add_into(sums: &mut Vec<(FrId, Amount)>, usage: &[(FrId, Amount)]) {
+    for &(fr, v) in usage {
+        match sums.iter_mut().find(|(f, _)| *f == fr) {
+            Some((_, sum)) => *sum += v,
+            None => sums.push((fr, v)),
+        }
+    }
+}
+
 impl Engine {
     /// Runs one scheduling cycle at time `now` and applies its decisions to the engine's
     /// state: admitted workloads hold quota, victims are marked evicted (they keep their

@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use super::Entry;
 use super::memo::{Nomination, NominationInputs, QueueSums};
+use super::{Entry, add_into};
 use crate::scheduler::decision::{FitMode, PendingDetail, PendingReason};
 use crate::scheduler::flavor_assigner::{Assigned, Assigner};
 use crate::scheduler::id::{CqId, FrId, NodeId, WlId};
@@ -122,13 +122,7 @@ impl Engine {
                     sums.len() - 1
                 }
             };
-            let queue = &mut sums[i].1;
-            for &(fr, v) in &h.usage {
-                match queue.iter_mut().find(|(f, _)| *f == fr) {
-                    Some((_, sum)) => *sum += v,
-                    None => queue.push((fr, v)),
-                }
-            }
+            add_into(&mut sums[i].1, &h.usage);
         }
         sums.into()
     }

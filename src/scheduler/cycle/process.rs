@@ -4,7 +4,7 @@
 //! hold capacity too, so lower entries do not take it.
 
 use super::memo::Issued;
-use super::{CycleState, Entry, Status};
+use super::{CycleState, Entry, Status, add_into};
 use crate::scheduler::decision::{
     CycleOutcome, Decision, FitMode, PendingDetail, PendingReason, Target, WorkloadDecision,
 };
@@ -13,7 +13,6 @@ use crate::scheduler::guard::WhatIf;
 use crate::scheduler::id::{CqId, FrId, NodeId};
 use crate::scheduler::message;
 use crate::scheduler::model::{Millis, PreemptionPolicy};
-use crate::scheduler::preemption::Victim;
 use crate::scheduler::quantity::Amount;
 use crate::scheduler::queue::RequeueReason;
 use crate::scheduler::state::{Engine, Holding};
@@ -80,7 +79,7 @@ impl Engine {
             }
             return;
         }
-        self.record_preempted(state, &e.targets);
+        self.record_preempted(state, e);
         self.tree.add_usages(node, &usage);
         if mode != FitMode::Fit {
             state.reserved.push((node, usage));
@@ -120,24 +119,16 @@ impl Engine {
             .collect()
     }
 
-    /// Adds `targets` to the cycle's victims, and the quota they hold to its sums.
-    fn record_preempted(&self, state: &mut CycleState, targets: &[Victim]) {
-        for t in targets {
-            if !state.preempted.insert(t.wl) {
-                continue;
-            }
-            let Some(h) = self.wl(t.wl).holding.as_ref() else {
-                continue;
-            };
-            let node = self.cqs[h.cq].node;
-            let key = (self.tree.root(node), node);
-            let sums = state.preempted_usage.entry(key).or_default();
-            for &(fr, v) in &h.usage {
-                match sums.iter_mut().find(|(f, _)| *f == fr) {
-                    Some((_, sum)) => *sum += v,
-                    None => sums.push((fr, v)),
-                }
-            }
+    /// Adds the entry's victims to the cycle's (none of them is there yet: the entry would
+    /// have been skipped), and the quota they hold to its sums.
+    fn record_preempted(&self, state: &mut CycleState, e: &Entry) {
+        for t in &e.targets {
+            let new = state.preempted.insert(t.wl);
+            debug_assert!(new, "a victim named twice in one cycle");
+        }
+        for (node, usage) in e.target_sums.iter() {
+            let key = (self.tree.root(*node), *node);
+            add_into(state.preempted_usage.entry(key).or_default(), usage);
         }
     }
 
