@@ -84,7 +84,7 @@ impl Entry {
             key,
             assigned: None,
             targets: Vec::new(),
-            target_sums: Vec::new().into(),
+            target_sums: memo::QueueSums::default(),
             status: Status::NotNominated,
             requeue: RequeueReason::Generic,
             reason: PendingReason::PendingEvaluation,

@@ -109,6 +109,10 @@ impl Engine {
 
     /// The quota `targets` hold, summed per ClusterQueue node.
     fn sums_by_queue(&self, targets: &[Victim]) -> QueueSums {
+        if targets.is_empty() {
+            // Most heads have no victims: an empty shared slice allocates nothing.
+            return QueueSums::default();
+        }
         let mut sums: Vec<(NodeId, Vec<(FrId, Amount)>)> = Vec::new();
         for t in targets {
             let Some(h) = self.wl(t.wl).holding.as_ref() else {
