@@ -11,7 +11,7 @@
 //! - After [`Engine::new`], every node's quota and usage has an entry per interned (flavor,
 //!   resource) pair, and the tree's aggregates are computed.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::decision::InactiveReason;
 use super::id::{CohortId, CqId, FlavorId, FrId, Id, IdVec, NodeId, ResId};
@@ -49,7 +49,7 @@ impl Engine {
             lqs: base.local_queues.clone(),
             namespaces: base.namespaces.clone(),
             wls: IdVec::new(),
-            wl_ids: BTreeMap::new(),
+            wl_ids: HashMap::new(),
             free_wl_ids: Vec::new(),
             cycle: 0,
             cq_of_node: IdVec::new(),

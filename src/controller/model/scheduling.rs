@@ -8,7 +8,7 @@
 //! its quota in the engine from the moment of the decision; evicted ones keep theirs until
 //! their pods are gone.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -38,7 +38,7 @@ impl Ctx<'_> {
         // victims of its last `Preempting` decision: the engine shares a kept decision
         // between cycles, and handling it again within the run changes nothing (nothing
         // outside the run's own plans changed in between), so it is handled once.
-        let mut seen: BTreeMap<WorkloadKey, Option<Arc<[Target]>>> = BTreeMap::new();
+        let mut seen: HashMap<WorkloadKey, Option<Arc<[Target]>>> = HashMap::new();
         for turn in 0.. {
             if turn == MAX_CYCLES_PER_TURN {
                 self.m.schedule = true;
