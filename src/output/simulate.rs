@@ -85,7 +85,7 @@ fn pending_message(sim: &Simulation, key: &str) -> (String, String) {
             reason, message, ..
         }) => (reason.as_str().to_string(), message.clone()),
         Some(Decision::Preempting { message, .. }) => {
-            ("WaitingForPreemptedWorkloads".into(), message.clone())
+            ("WaitingForPreemptedWorkloads".into(), message.to_string())
         }
         _ => (
             "PendingEvaluation".into(),

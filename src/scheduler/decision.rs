@@ -272,9 +272,10 @@ pub enum Decision {
     /// victims names them again in every cycle: the list is shared between those cycles.
     Preempting {
         cluster_queue: String,
-        assignment: Assignment,
+        /// Shared, as `targets` are, between the cycles that repeat the decision.
+        assignment: std::sync::Arc<Assignment>,
         targets: std::sync::Arc<[Target]>,
-        message: String,
+        message: std::sync::Arc<str>,
     },
     /// Not admitted this time. `assignment` is set when the engine records details
     /// (`Engine::set_detailed_pending`); `Engine::evaluate` gives it on demand.

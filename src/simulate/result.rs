@@ -138,9 +138,10 @@ fn workload_status(
             Some(Decision::Pending {
                 reason, message, ..
             }) => (*reason, message.clone()),
-            Some(Decision::Preempting { message, .. }) => {
-                (PendingReason::WaitingForPreemptedWorkloads, message.clone())
-            }
+            Some(Decision::Preempting { message, .. }) => (
+                PendingReason::WaitingForPreemptedWorkloads,
+                message.to_string(),
+            ),
             _ => match conds
                 .iter()
                 .find(|c| c.type_ == condition::QUOTA_RESERVED && c.status == "False")

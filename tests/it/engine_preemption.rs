@@ -348,7 +348,7 @@ fn the_preemptor_waits_for_its_victims_to_release_quota() {
     };
     assert_eq!(targets[0].workload, "ns/low");
     assert_eq!(
-        message,
+        &**message,
         "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default, 2 more needed. Pending the preemption of 1 workload(s)"
     );
     assert!(targets[0].message.starts_with("Preempted to accommodate a workload (UID: uid-ns-high, JobUID: UNKNOWN) due to prioritization in the ClusterQueue; preemptor path: /q; preemptee path: /q"));

@@ -32,7 +32,7 @@ use crate::scheduler::state::{FlavorScan, LastState};
 
 /// What a nomination was computed from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct NominationInputs {
+struct NominationInputs {
     pub cq: CqId,
     /// The cohort tree's version.
     pub version: u64,
@@ -43,9 +43,40 @@ pub(crate) struct NominationInputs {
     pub scan: Option<(Vec<Vec<FlavorScan>>, u64)>,
 }
 
+/// The same inputs, borrowed: every head of every cycle is looked up with them, and only a
+/// nomination kept copies them.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct NominationKey<'a> {
+    pub cq: CqId,
+    pub version: u64,
+    pub generation: u64,
+    pub last: Option<&'a LastState>,
+}
+
+impl NominationKey<'_> {
+    fn owned(&self) -> NominationInputs {
+        NominationInputs {
+            cq: self.cq,
+            version: self.version,
+            generation: self.generation,
+            scan: self.last.map(|l| (l.tried.clone(), l.generation)),
+        }
+    }
+}
+
 impl NominationInputs {
-    pub(crate) fn scan_of(last: Option<&LastState>) -> Option<(Vec<Vec<FlavorScan>>, u64)> {
-        last.map(|l| (l.tried.clone(), l.generation))
+    fn is(&self, key: &NominationKey) -> bool {
+        let same_scan = match (&self.scan, key.last) {
+            (None, None) => true,
+            (Some((tried, generation)), Some(l)) => {
+                *tried == l.tried && *generation == l.generation
+            }
+            _ => false,
+        };
+        self.cq == key.cq
+            && self.version == key.version
+            && self.generation == key.generation
+            && same_scan
     }
 }
 
@@ -67,8 +98,8 @@ pub(crate) struct Nomination {
 #[derive(Debug, Clone)]
 pub(crate) struct Issued {
     pub targets: Arc<[Target]>,
-    pub assignment: Assignment,
-    pub message: String,
+    pub assignment: Arc<Assignment>,
+    pub message: Arc<str>,
 }
 
 #[derive(Debug, Clone)]
@@ -88,14 +119,14 @@ pub(crate) struct NominationCache {
 
 impl NominationCache {
     /// The nomination `wl` had from the same inputs, if kept.
-    pub(crate) fn answer(&mut self, wl: WlId, inputs: &NominationInputs) -> Option<Nomination> {
-        let kept = self.kept.get(&wl).filter(|k| k.inputs == *inputs)?;
+    pub(crate) fn answer(&mut self, wl: WlId, inputs: &NominationKey) -> Option<Nomination> {
+        let kept = self.kept.get(&wl).filter(|k| k.inputs.is(inputs))?;
         self.hits += 1;
         Some(kept.nomination.clone())
     }
 
     /// Keeps a preemptor's nomination; any other result forgets what `wl` had.
-    pub(crate) fn remember(&mut self, wl: WlId, inputs: NominationInputs, nomination: &Nomination) {
+    pub(crate) fn remember(&mut self, wl: WlId, inputs: &NominationKey, nomination: &Nomination) {
         if nomination.targets.is_empty() {
             self.kept.remove(&wl);
             return;
@@ -103,7 +134,7 @@ impl NominationCache {
         self.kept.insert(
             wl,
             Kept {
-                inputs,
+                inputs: inputs.owned(),
                 nomination: nomination.clone(),
                 issued: None,
             },

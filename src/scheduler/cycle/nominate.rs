@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::memo::{Nomination, NominationInputs, QueueSums};
+use super::memo::{Nomination, NominationKey, QueueSums};
 use super::{Entry, add_into};
 use crate::scheduler::decision::{FitMode, PendingDetail, PendingReason};
 use crate::scheduler::flavor_assigner::{Assigned, Assigner};
@@ -70,12 +70,12 @@ impl Engine {
     ) -> Nomination {
         let last = self.start_scan(wl, cq);
         let root = self.tree.root(self.cqs[cq].node);
-        let inputs = NominationInputs {
+        let inputs = NominationKey {
             cq,
             // The engine's search cache is in `searches` while the cycle nominates.
             version: searches.version(root),
             generation: self.cqs[cq].generation,
-            scan: NominationInputs::scan_of(last.as_ref()),
+            last: last.as_ref(),
         };
         if let Some(kept) = self.nominations.answer(wl, &inputs) {
             // Every test (debug builds) checks a kept nomination against a new one.
@@ -102,7 +102,7 @@ impl Engine {
         if read_clock {
             self.nominations.forget(wl);
         } else {
-            self.nominations.remember(wl, inputs, &nomination);
+            self.nominations.remember(wl, &inputs, &nomination);
         }
         nomination
     }

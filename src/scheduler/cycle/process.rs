@@ -3,6 +3,8 @@
 //! counted on) and holds its capacity for the rest of the cycle; one without candidates may
 //! hold capacity too, so lower entries do not take it.
 
+use std::sync::Arc;
+
 use super::memo::Issued;
 use super::{CycleState, Entry, Status, add_into};
 use crate::scheduler::decision::{
@@ -215,7 +217,8 @@ impl Engine {
         e.clear_last = true;
         e.requeue = RequeueReason::PendingPreemption;
         e.reason = PendingReason::WaitingForPreemptedWorkloads;
-        e.message.clone_from(&issued.message);
+        e.message.clear();
+        e.message.push_str(&issued.message);
         outcome.decisions.push(WorkloadDecision {
             workload: self.wl(e.wl).key.clone(),
             decision: Decision::Preempting {
@@ -255,13 +258,14 @@ impl Engine {
             .collect();
         let view = self.view(now);
         Issued {
-            message: message::pending_preemption(&e.message, targets.len()),
+            message: message::pending_preemption(&e.message, targets.len()).into(),
             targets: targets.into(),
-            assignment: e
-                .assigned
-                .as_ref()
-                .map(|a| a.to_report(&view))
-                .unwrap_or_default(),
+            assignment: Arc::new(
+                e.assigned
+                    .as_ref()
+                    .map(|a| a.to_report(&view))
+                    .unwrap_or_default(),
+            ),
         }
     }
 

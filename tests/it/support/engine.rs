@@ -466,9 +466,10 @@ impl Outcome {
                 Decision::Pending {
                     reason, message, ..
                 } => Some((*reason, message.clone())),
-                Decision::Preempting { message, .. } => {
-                    Some((PendingReason::WaitingForPreemptedWorkloads, message.clone()))
-                }
+                Decision::Preempting { message, .. } => Some((
+                    PendingReason::WaitingForPreemptedWorkloads,
+                    message.to_string(),
+                )),
                 Decision::Admitted { .. } => None,
             })
     }
