@@ -37,6 +37,7 @@ mod gone;
 pub mod help;
 pub mod local_queue;
 pub mod series;
+mod snapshots;
 mod state;
 pub mod updates;
 
@@ -99,6 +100,16 @@ pub struct Metrics {
     pub cq: ClusterQueueFamilies,
     pub lq: LocalQueueFamilies,
     pub cohort: CohortFamilies,
+    /// What each queue's and cohort's state gauges were last set from.
+    items: ItemMemos,
+}
+
+/// See [`snapshots`].
+#[derive(Default)]
+struct ItemMemos {
+    cluster_queues: snapshots::ItemGauges<QueueState>,
+    local_queues: snapshots::ItemGauges<LocalQueueState>,
+    cohorts: snapshots::ItemGauges<CohortState>,
 }
 
 impl Metrics {
@@ -123,6 +134,7 @@ impl Metrics {
             cq: ClusterQueueFamilies::default(),
             lq: LocalQueueFamilies::default(),
             cohort: CohortFamilies::default(),
+            items: ItemMemos::default(),
             registry: Registry::default(),
         };
         m.cq.register(&mut registry, &options);

@@ -4,7 +4,8 @@
 //!
 //! Invariants: a family cannot list its own series, so the label sets are remembered here. A
 //! [`StateGauge`] shows exactly the series of its last [`StateGauge::replace`] plus those
-//! [`StateGauge::set`] since, minus those [`StateGauge::retain`] dropped; a [`Tracked`]
+//! [`StateGauge::set`] since, minus those [`StateGauge::retain`] or [`StateGauge::remove`]
+//! dropped; a [`Tracked`]
 //! family shows every series [`Tracked::get_or_create`] made, minus those
 //! [`Tracked::retain`] dropped.
 
@@ -92,6 +93,12 @@ impl StateGauge {
     pub fn set(&self, labels: Labels, v: f64) {
         self.family.get_or_create(&labels).set(v);
         self.last().insert(labels);
+    }
+
+    /// Drops one series.
+    pub fn remove(&self, labels: &Labels) {
+        self.family.remove(labels);
+        self.last().remove(labels);
     }
 
     /// Drops the series `keep` says no to.
