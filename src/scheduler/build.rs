@@ -11,11 +11,12 @@
 //! - After [`Engine::new`], every node's quota and usage has an entry per interned (flavor,
 //!   resource) pair, and the tree's aggregates are computed.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::decision::InactiveReason;
 use super::id::{CohortId, CqId, FlavorId, FrId, Id, IdVec, NodeId, ResId};
 use super::index::Names;
+use super::key::KeyIndex;
 use super::model::{ClusterQueue, ClusterState, ResourceGroup, StopPolicy};
 use super::queue::CqQueue;
 use super::state::{CohortInfo, CqInfo, Engine, EquivalentDecisions, FlavorInfo, GroupInfo};
@@ -49,7 +50,7 @@ impl Engine {
             lqs: base.local_queues.clone(),
             namespaces: base.namespaces.clone(),
             wls: IdVec::new(),
-            wl_ids: HashMap::new(),
+            wl_ids: KeyIndex::default(),
             free_wl_ids: Vec::new(),
             cycle: 0,
             cq_of_node: IdVec::new(),

@@ -154,7 +154,8 @@ impl Engine {
     /// Workloads that are pending but not queued, with their reasons, in key order.
     pub fn blocked(&self) -> Vec<(WorkloadKey, Blocked)> {
         self.wl_ids
-            .keys()
+            .sorted_keys()
+            .into_iter()
             .filter_map(|k| self.blocked_reason(k).map(|b| (k.clone(), b)))
             .collect()
     }

@@ -9,13 +9,13 @@
 //! - A workload is in exactly one queue iff it is pending, active, not blocked, and its
 //!   ClusterQueue exists; otherwise `block` says why it is not queued.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{Hash, Hasher};
 
 use super::decision::{Blocked, InactiveReason, PendingDetail, PendingReason};
 use super::id::{CohortId, CqId, FlavorId, FrId, Id, IdVec, NodeId, ResId, WlId};
 use super::index::Names;
-use super::key::WorkloadKey;
+use super::key::{KeyIndex, WorkloadKey};
 use super::labels::{Taint, Toleration};
 use super::message;
 use super::model::{
@@ -211,9 +211,8 @@ pub struct Engine {
     pub(crate) lqs: BTreeMap<(String, String), LocalQueue>,
     pub(crate) namespaces: BTreeMap<String, BTreeMap<String, String>>,
     pub(crate) wls: IdVec<WlId, Option<WlState>>,
-    /// Hashed, not ordered: looked up by key for every workload a controller turn touches,
-    /// and an ordered map of 50,000 keys costs dozens of string comparisons per lookup.
-    pub(crate) wl_ids: HashMap<WorkloadKey, WlId>,
+    /// Looked up by key for every workload a controller turn touches.
+    pub(crate) wl_ids: KeyIndex<WlId>,
     /// Slots of removed workloads, given to the next new ones: a controller that sees
     /// millions of workloads come and go keeps as many slots as it ever held at once.
     pub(crate) free_wl_ids: Vec<WlId>,
