@@ -78,6 +78,12 @@ impl Cache for Stores {
     fn local_queues(&self) -> Vec<Arc<LocalQueue>> {
         self.local_queues.state()
     }
+    fn cluster_queue(&self, key: &ObjectKey) -> Option<Arc<ClusterQueue>> {
+        self.cluster_queues.get(&watch::object_ref(key))
+    }
+    fn local_queue(&self, key: &ObjectKey) -> Option<Arc<LocalQueue>> {
+        self.local_queues.get(&watch::object_ref(key))
+    }
     fn namespaces(&self) -> Vec<Arc<Namespace>> {
         self.namespaces.state()
     }

@@ -34,6 +34,9 @@ pub trait Cache {
     fn cohorts(&self) -> Vec<Arc<Cohort>>;
     fn cluster_queues(&self) -> Vec<Arc<ClusterQueue>>;
     fn local_queues(&self) -> Vec<Arc<LocalQueue>>;
+    /// One ClusterQueue (`key` without a namespace).
+    fn cluster_queue(&self, key: &ObjectKey) -> Option<Arc<ClusterQueue>>;
+    fn local_queue(&self, key: &ObjectKey) -> Option<Arc<LocalQueue>>;
     fn namespaces(&self) -> Vec<Arc<Namespace>>;
     fn priority_classes(&self) -> Vec<Arc<WorkloadPriorityClass>>;
     /// The labels of one namespace (none when it is unknown).
@@ -155,6 +158,12 @@ impl Cache for MemoryCache {
     }
     fn local_queues(&self) -> Vec<Arc<LocalQueue>> {
         self.local_queues.values().cloned().collect()
+    }
+    fn cluster_queue(&self, key: &ObjectKey) -> Option<Arc<ClusterQueue>> {
+        self.cluster_queues.get(&key.name).cloned()
+    }
+    fn local_queue(&self, key: &ObjectKey) -> Option<Arc<LocalQueue>> {
+        self.local_queues.get(key).cloned()
     }
     fn namespaces(&self) -> Vec<Arc<Namespace>> {
         self.namespaces.values().cloned().collect()

@@ -15,7 +15,7 @@ use super::Ctx;
 use super::last_valid::{Rejections, Substitution};
 use crate::api::{ClusterQueueSpec, LocalQueueSpec};
 use crate::manifests::convert::{self, ConvertOptions};
-use crate::manifests::{Inventory, Origin, Sourced};
+use crate::manifests::{Inventory, ObjectKey, Origin, Sourced};
 
 fn sourced<T: Clone>(
     items: Vec<std::sync::Arc<T>>,
@@ -45,15 +45,15 @@ fn by_name<T: kube::Resource>(v: &mut [Sourced<T>]) {
 }
 
 /// What of the ClusterQueues and LocalQueues the queue configuration is built from: all but
-/// status and resourceVersion. A watch event that leaves it equal (our own status write
+/// status, resourceVersion, managedFields and finalizers. A watch event that leaves it equal (our own status write
 /// echoing back, many a second on a busy cluster) needs no rebuild. Each entry remembers
 /// the resourceVersion it was last seen at, so a check compares only the objects that
 /// changed since (with a thousand ClusterQueues, comparing every one on every status echo
 /// was a tenth of the controller's time).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct QueueSpecs {
-    cluster_queues: BTreeMap<(Option<String>, Option<String>), Seen<ClusterQueueSpec>>,
-    local_queues: BTreeMap<(Option<String>, Option<String>), Seen<LocalQueueSpec>>,
+    cluster_queues: BTreeMap<ObjectKey, Seen<ClusterQueueSpec>>,
+    local_queues: BTreeMap<ObjectKey, Seen<LocalQueueSpec>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -67,12 +67,12 @@ fn meta_part(m: &ObjectMeta) -> ObjectMeta {
     ObjectMeta {
         resource_version: None,
         managed_fields: None,
+        // Ours (`kueue.x-k8s.io/resource-in-use`), read from the cache where they matter: a
+        // queue's configuration never depends on them, and adding them to a thousand new
+        // ClusterQueues converted every queue again after each one.
+        finalizers: None,
         ..m.clone()
     }
-}
-
-fn key_of(m: &ObjectMeta) -> (Option<String>, Option<String>) {
-    (m.namespace.clone(), m.name.clone())
 }
 
 fn seen<S: Clone>(m: &ObjectMeta, spec: &S) -> Seen<S> {
@@ -83,32 +83,76 @@ fn seen<S: Clone>(m: &ObjectMeta, spec: &S) -> Seen<S> {
     }
 }
 
-/// Brings `known` up to date with `now`'s objects; whether anything but status and
-/// resourceVersion differs.
+/// Brings `known` up to date with `now`'s objects; whether anything the configuration is
+/// built from differs.
 fn refresh<T, S: Clone + PartialEq>(
-    known: &mut BTreeMap<(Option<String>, Option<String>), Seen<S>>,
+    known: &mut BTreeMap<ObjectKey, Seen<S>>,
     now: &[std::sync::Arc<T>],
     meta: impl Fn(&T) -> &ObjectMeta,
     spec: impl Fn(&T) -> &S,
+    key: impl Fn(&ObjectMeta) -> ObjectKey,
 ) -> bool {
-    if known.len() != now.len() {
+    known.len() != now.len()
+        || now.iter().any(|obj| {
+            let m = meta(obj);
+            refresh_one(known, key(m), Some((m, spec(obj))))
+        })
+}
+
+/// Whether `now` (`None`: gone) differs from what `known` holds for `key` in anything the
+/// configuration is built from; if not, its resourceVersion is remembered.
+fn refresh_one<S: Clone + PartialEq>(
+    known: &mut BTreeMap<ObjectKey, Seen<S>>,
+    key: ObjectKey,
+    now: Option<(&ObjectMeta, &S)>,
+) -> bool {
+    let (entry, (m, spec)) = match (known.get_mut(&key), now) {
+        (None, None) => return false,
+        (Some(entry), Some(now)) => (entry, now),
+        _ => return true,
+    };
+    // The same object (a name deleted and created again has another UID) at the same
+    // version; without a resourceVersion (objects made by hand) only the content tells.
+    if m.resource_version.is_some()
+        && entry.resource_version == m.resource_version
+        && entry.meta.uid == m.uid
+    {
+        return false;
+    }
+    if entry.spec != *spec || entry.meta != meta_part(m) {
         return true;
     }
-    for obj in now {
-        let m = meta(obj);
-        let Some(entry) = known.get_mut(&key_of(m)) else {
-            return true;
-        };
-        // Without a resourceVersion (objects made by hand) only the content tells.
-        if m.resource_version.is_some() && entry.resource_version == m.resource_version {
-            continue;
-        }
-        if entry.spec != *spec(obj) || entry.meta != meta_part(m) {
-            return true;
-        }
-        entry.resource_version = m.resource_version.clone();
-    }
+    entry.resource_version = m.resource_version.clone();
     false
+}
+
+/// The queues whose watch reported a change since the last look: by key, or all of them
+/// (a re-list).
+#[derive(Debug, Default)]
+pub struct StaleQueues {
+    all: bool,
+    cluster_queues: BTreeSet<ObjectKey>,
+    local_queues: BTreeSet<ObjectKey>,
+}
+
+impl StaleQueues {
+    /// A ClusterQueue (or, `cluster_queue` false, a LocalQueue) changed; `None`: all may
+    /// have.
+    pub fn mark(&mut self, cluster_queue: bool, key: Option<ObjectKey>) {
+        match (key, cluster_queue) {
+            (None, _) => self.all = true,
+            (Some(k), true) => {
+                self.cluster_queues.insert(k);
+            }
+            (Some(k), false) => {
+                self.local_queues.insert(k);
+            }
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        !self.all && self.cluster_queues.is_empty() && self.local_queues.is_empty()
+    }
 }
 
 impl QueueSpecs {
@@ -117,29 +161,59 @@ impl QueueSpecs {
             cluster_queues: cache
                 .cluster_queues()
                 .iter()
-                .map(|c| (key_of(&c.metadata), seen(&c.metadata, &c.spec)))
+                .map(|c| {
+                    let key = ObjectKey::cluster_scoped(&c.metadata);
+                    (key, seen(&c.metadata, &c.spec))
+                })
                 .collect(),
             local_queues: cache
                 .local_queues()
                 .iter()
-                .map(|l| (key_of(&l.metadata), seen(&l.metadata, &l.spec)))
+                .map(|l| {
+                    let key = ObjectKey::namespaced(&l.metadata);
+                    (key, seen(&l.metadata, &l.spec))
+                })
                 .collect(),
         }
     }
 
-    /// Whether the cache's queues differ from these in anything but status and
-    /// resourceVersion (the resourceVersions seen are remembered either way).
+    /// Whether the `stale` queues in the cache differ from these in anything the
+    /// configuration is built from: only those are looked up (a thousand ClusterQueues'
+    /// status writes echo back between two turns of each other, and comparing every queue
+    /// at each echo grew with the square of the queues).
+    pub fn changed_at(&mut self, cache: &dyn super::Cache, stale: &StaleQueues) -> bool {
+        if stale.is_empty() {
+            return false;
+        }
+        if stale.all {
+            return self.changed_in(cache);
+        }
+        stale.cluster_queues.iter().any(|k| {
+            let now = cache.cluster_queue(k);
+            let now = now.as_deref().map(|c| (&c.metadata, &c.spec));
+            refresh_one(&mut self.cluster_queues, k.clone(), now)
+        }) || stale.local_queues.iter().any(|k| {
+            let now = cache.local_queue(k);
+            let now = now.as_deref().map(|l| (&l.metadata, &l.spec));
+            refresh_one(&mut self.local_queues, k.clone(), now)
+        })
+    }
+
+    /// Whether the cache's queues differ from these in anything the configuration is built
+    /// from (the resourceVersions seen are remembered either way).
     pub fn changed_in(&mut self, cache: &dyn super::Cache) -> bool {
         refresh(
             &mut self.cluster_queues,
             &cache.cluster_queues(),
             |c| &c.metadata,
             |c| &c.spec,
+            ObjectKey::cluster_scoped,
         ) || refresh(
             &mut self.local_queues,
             &cache.local_queues(),
             |l| &l.metadata,
             |l| &l.spec,
+            ObjectKey::namespaced,
         )
     }
 }
@@ -274,5 +348,70 @@ impl Ctx<'_> {
                 self.m.flavors_without_nodes.remove(&name);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::cache::MemoryCache;
+    use super::{QueueSpecs, StaleQueues};
+    use crate::api::ClusterQueue;
+    use crate::manifests::ObjectKey;
+
+    fn queue(rv: &str) -> ClusterQueue {
+        let mut cq = ClusterQueue::new("cq", Default::default());
+        cq.metadata.resource_version = Some(rv.into());
+        cq.metadata.uid = Some("u1".into());
+        cq
+    }
+
+    /// Whether the watch's change of `cq` changed the configuration.
+    fn changed(specs: &mut QueueSpecs, cache: &MemoryCache) -> bool {
+        let mut stale = StaleQueues::default();
+        stale.mark(true, Some(ObjectKey::cluster_scoped(&queue("0").metadata)));
+        specs.changed_at(cache, &stale)
+    }
+
+    /// Only what the queue configuration is built from counts as a change.
+    #[test]
+    fn status_and_finalizer_writes_are_no_change_of_the_configuration() {
+        let mut cache = MemoryCache::default();
+        cache.put_cluster_queue(queue("1"));
+        let mut specs = QueueSpecs::of(&cache);
+        let mut status = queue("2");
+        status.status = Some(Default::default());
+        cache.put_cluster_queue(status);
+        assert!(!changed(&mut specs, &cache), "a status write");
+        let mut finalized = queue("3");
+        finalized.metadata.finalizers = Some(vec!["kueue.x-k8s.io/resource-in-use".into()]);
+        cache.put_cluster_queue(finalized);
+        assert!(!changed(&mut specs, &cache), "a finalizer added");
+        assert!(!specs.changed_in(&cache), "the same, every queue compared");
+
+        let mut labelled = queue("4");
+        labelled.metadata.labels = Some([("team".to_string(), "a".to_string())].into());
+        cache.put_cluster_queue(labelled.clone());
+        assert!(
+            !specs.changed_at(&cache, &StaleQueues::default()),
+            "only the queues the watch named are looked at"
+        );
+        assert!(changed(&mut specs, &cache), "a label added");
+
+        let mut specs = QueueSpecs::of(&cache);
+        let mut cohort = labelled.clone();
+        cohort.metadata.resource_version = Some("5".into());
+        cohort.spec.cohort = Some("c".into());
+        cache.put_cluster_queue(cohort);
+        assert!(changed(&mut specs, &cache), "the spec changed");
+
+        let mut specs = QueueSpecs::of(&cache);
+        let mut again = (*cache.cluster_queues["cq"]).clone();
+        again.metadata.uid = Some("u2".into());
+        cache.put_cluster_queue(again);
+        assert!(changed(&mut specs, &cache), "deleted and created again");
+
+        let mut specs = QueueSpecs::of(&cache);
+        cache.cluster_queues.clear();
+        assert!(changed(&mut specs, &cache), "deleted");
     }
 }

@@ -131,8 +131,8 @@ pub struct Model {
     last_valid: last_valid::LastValid,
     /// The queue specs the engine was last built from (a status-only change keeps it).
     queue_specs: config::QueueSpecs,
-    /// A queue changed since `queue_specs` was compared with the cache.
-    queue_specs_stale: bool,
+    /// The queues changed since `queue_specs` was compared with the cache.
+    stale_queues: config::StaleQueues,
     /// LimitRange defaults and RuntimeClass overheads, for Workload requests.
     requests: RequestContext,
     /// Counts the changes of `requests`: a Workload's demand computed under another version
@@ -195,7 +195,7 @@ impl Model {
             finalizer_writes: finalizers::FinalizerWrites::default(),
             last_valid: last_valid::LastValid::default(),
             queue_specs: config::QueueSpecs::default(),
-            queue_specs_stale: false,
+            stale_queues: Default::default(),
             requests: RequestContext::default(),
             requests_version: 0,
             requests_dirty: true,
@@ -253,17 +253,17 @@ impl Model {
     /// One turn (see the module docs).
     pub fn turn(&mut self, cache: &dyn Cache, now: Now) {
         let mut cx = self.ctx(cache, now);
-        if cx.m.lifetimes_dirty {
-            cx.forget_gone();
-        }
-        if std::mem::take(&mut cx.m.queue_specs_stale)
-            && !cx.m.config_dirty
-            && cx.m.queue_specs.changed_in(cx.cache)
-        {
+        let stale = std::mem::take(&mut cx.m.stale_queues);
+        if !cx.m.config_dirty && cx.m.queue_specs.changed_at(cx.cache, &stale) {
             cx.m.config_dirty = true;
         }
         if cx.m.config_dirty {
+            // Whatever changed the configuration may have taken a queue or cohort away.
+            cx.m.lifetimes_dirty = true;
             cx.sync_config();
+        }
+        if cx.m.lifetimes_dirty {
+            cx.forget_gone();
         }
         if cx.m.requests_dirty {
             cx.sync_request_context();
@@ -432,11 +432,12 @@ impl Ctx<'_> {
                     .collect();
                 self.m.dirty_jobs.extend(waiting);
             }
-            (Kind::ClusterQueue | Kind::LocalQueue, _) => {
+            (Kind::ClusterQueue | Kind::LocalQueue, key) => {
                 self.m.queues_dirty = true;
-                self.m.lifetimes_dirty = true;
-                // Compared once per turn, not per event.
-                self.m.queue_specs_stale = true;
+                // Compared once per turn, not per event; only a change of what the queue
+                // configuration is built from (not our status writes echoing back, many a
+                // second) is looked at further, series lifetimes included.
+                self.m.stale_queues.mark(kind == Kind::ClusterQueue, key);
             }
             (Kind::ResourceFlavor, _) => {
                 self.m.config_dirty = true;

@@ -66,6 +66,12 @@ impl Cache for CountingCache {
     fn local_queues(&self) -> Vec<Arc<LocalQueue>> {
         self.inner.local_queues()
     }
+    fn cluster_queue(&self, key: &ObjectKey) -> Option<Arc<ClusterQueue>> {
+        self.inner.cluster_queue(key)
+    }
+    fn local_queue(&self, key: &ObjectKey) -> Option<Arc<LocalQueue>> {
+        self.inner.local_queue(key)
+    }
     fn namespaces(&self) -> Vec<Arc<Namespace>> {
         self.inner.namespaces()
     }
