@@ -17,8 +17,9 @@
 //!    series of queues and cohorts gone are dropped as they go (`lifetimes`).
 //!
 //! Invariants: nothing here waits or performs I/O; the same inputs in the same order with the
-//! same cache give the same actions (the engine is deterministic, and every set the model
-//! iterates is ordered). Quota an admission takes is held from the decision on; a failed write
+//! same cache give the same actions (the engine is deterministic, and every set whose order
+//! reaches an action is ordered: the books are a hash map, only looked up or gathered into
+//! ordered sets). Quota an admission takes is held from the decision on; a failed write
 //! gives it back when the Workload is re-read; freed quota is reused only after the release is
 //! written.
 

@@ -30,17 +30,17 @@ use crate::scheduler::preemption::Victim;
 use crate::scheduler::quantity::Amount;
 use crate::scheduler::state::{FlavorScan, LastState};
 
-/// What a nomination was computed from.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What a kept nomination was computed from.
+#[derive(Debug, Clone)]
 struct NominationInputs {
-    pub cq: CqId,
+    cq: CqId,
     /// The cohort tree's version.
-    pub version: u64,
+    version: u64,
     /// The ClusterQueue's generation.
-    pub generation: u64,
+    generation: u64,
     /// The flavor scan it started from (its cycle aside, which only decides whether the
     /// scan is resumed at all).
-    pub scan: Option<(Vec<Vec<FlavorScan>>, u64)>,
+    scan: Option<(Vec<Vec<FlavorScan>>, u64)>,
 }
 
 /// The same inputs, borrowed: every head of every cycle is looked up with them, and only a
