@@ -45,11 +45,11 @@ fn by_name<T: kube::Resource>(v: &mut [Sourced<T>]) {
 }
 
 /// What of the ClusterQueues and LocalQueues the queue configuration is built from: all but
-/// status, resourceVersion, managedFields and finalizers. A watch event that leaves it equal (our own status write
-/// echoing back, many a second on a busy cluster) needs no rebuild. Each entry remembers
-/// the resourceVersion it was last seen at, so a check compares only the objects that
-/// changed since (with a thousand ClusterQueues, comparing every one on every status echo
-/// was a tenth of the controller's time).
+/// status, resourceVersion, managedFields and finalizers. A watch event that leaves it
+/// equal (our own status write echoing back, many a second on a busy cluster) needs no
+/// rebuild. Each entry remembers the resourceVersion it was last seen at, so a check
+/// compares only the objects that changed since (with a thousand ClusterQueues, comparing
+/// every one on every status echo was a tenth of the controller's time).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct QueueSpecs {
     cluster_queues: BTreeMap<ObjectKey, Seen<ClusterQueueSpec>>,
