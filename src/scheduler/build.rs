@@ -64,6 +64,8 @@ impl Engine {
             base,
             searches: Default::default(),
             nominations: Default::default(),
+            skip_quiet: false,
+            quiet: Default::default(),
         };
         engine.build_tree();
         engine

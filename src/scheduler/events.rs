@@ -103,10 +103,12 @@ impl Engine {
             .map(|s| (s.key.clone(), s.last.clone(), s.evicted))
             .collect();
         let (detailed, equivalents) = (self.detailed_pending, self.equivalent_decisions);
+        let skip_quiet = self.skip_quiet;
         *self = Engine::new(state);
         self.cycle = cycle;
         self.detailed_pending = detailed;
         self.equivalent_decisions = equivalents;
+        self.skip_quiet = skip_quiet;
         for (key, l, evicted) in last {
             if let Some(&id) = self.wl_ids.get(&key) {
                 let st = self.wl_mut(id);

@@ -245,6 +245,10 @@ pub struct Engine {
     pub(crate) searches: super::preemption::SearchCache,
     /// Preemptors' nominations of earlier cycles, still good while nothing they read changed.
     pub(crate) nominations: super::cycle::memo::NominationCache,
+    /// Whether cycles skip quiet cohort trees ([`Engine::set_skip_quiet_trees`]), and the
+    /// trees found quiet.
+    pub(crate) skip_quiet: bool,
+    pub(crate) quiet: super::cycle::quiet::QuietTrees,
 }
 
 impl Engine {

@@ -58,6 +58,7 @@ mod engine_ordering;
 mod engine_pods_ready;
 mod engine_preemption;
 mod engine_properties;
+mod engine_quiet_trees;
 mod engine_quota;
 mod engine_seed;
 mod explain_consistency;

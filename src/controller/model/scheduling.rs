@@ -51,6 +51,7 @@ impl Ctx<'_> {
                 break;
             }
             let admitted_any = outcome.admitted().next().is_some();
+            self.m.admitting_cycles += u64::from(admitted_any);
             if !outcome.preemption_skips.is_empty() {
                 let skips = std::mem::take(&mut outcome.preemption_skips);
                 self.metric(MetricUpdate::PreemptionSkips(skips.into_iter().collect()));

@@ -35,6 +35,13 @@ pub struct Sizes {
     pub remembered_nominations: u64,
     /// Actions decided and not yet taken by the shell.
     pub actions: usize,
+    /// Scheduling cycles run so far, those among them that admitted a workload, and heads
+    /// popped in them (admission attempts).
+    pub cycles: u64,
+    pub admitting_cycles: u64,
+    pub attempts: u64,
+    /// Heads not popped because their cohort tree was quiet.
+    pub quiet_skipped: u64,
 }
 
 impl Model {
@@ -51,6 +58,10 @@ impl Model {
             kept_nominations: self.engine.kept_nominations(),
             remembered_nominations: self.engine.remembered_nominations(),
             actions: self.actions.len(),
+            cycles: self.engine.cycle(),
+            admitting_cycles: self.admitting_cycles,
+            attempts: self.engine.attempts(),
+            quiet_skipped: self.engine.quiet_heads_skipped(),
             ..Sizes::default()
         };
         for (k, b) in &self.wls {
@@ -87,6 +98,10 @@ impl fmt::Display for Sizes {
             kept_nominations,
             remembered_nominations,
             actions,
+            cycles,
+            admitting_cycles,
+            attempts,
+            quiet_skipped,
         } = self;
         let held_by = finished_held_by
             .iter()
@@ -101,7 +116,8 @@ impl fmt::Display for Sizes {
              wakeups={wakeups} background_queue={background_queue} \
              engine_workloads={engine_workloads} kept_searches={kept_searches} \
              kept_nominations={kept_nominations} remembered_nominations={remembered_nominations} \
-             actions={actions}"
+             actions={actions} cycles={cycles} admitting_cycles={admitting_cycles} \
+             attempts={attempts} quiet_skipped={quiet_skipped}"
         )
     }
 }
@@ -126,6 +142,8 @@ mod tests {
             "kept_nominations=0",
             "remembered_nominations=0",
             "actions=0",
+            "cycles=0",
+            "admitting_cycles=0",
         ] {
             assert!(text.contains(name), "{text}");
         }

@@ -33,6 +33,9 @@ pub fn tiebreak(uid: &str) -> u64 {
 impl Ctx<'_> {
     /// Brings one Workload into the engine (or out of it).
     pub(super) fn sync_workload(&mut self, key: &WorkloadKey) {
+        // Decided again in the next cycle (its tree's last decisions are not taken as still
+        // written): someone else may have written its status.
+        self.m.engine.reconsider(key);
         if let Some(b) = self.m.wls.get_mut(key) {
             // Its status or its demand may have changed: pending words are checked anew.
             b.pending_verified = 0;

@@ -125,6 +125,11 @@ impl NominationCache {
         Some(kept.nomination.clone())
     }
 
+    /// Would [`NominationCache::answer`] answer `wl` with these inputs?
+    pub(crate) fn would_answer(&self, wl: WlId, inputs: &NominationKey) -> bool {
+        self.kept.get(&wl).is_some_and(|k| k.inputs.is(inputs))
+    }
+
     /// Keeps a preemptor's nomination; any other result forgets what `wl` had.
     pub(crate) fn remember(&mut self, wl: WlId, inputs: &NominationKey, nomination: &Nomination) {
         if nomination.targets.is_empty() {

@@ -17,6 +17,7 @@
 pub(crate) mod memo;
 mod nominate;
 mod process;
+pub(crate) mod quiet;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -138,6 +139,7 @@ impl Engine {
         if heads.is_empty() {
             return outcome;
         }
+        let versions = self.versions_of(&heads);
         // 2. Nominate.
         let mut entries = self.nominate(&heads, now);
         // 3. Order the entries.
@@ -149,6 +151,7 @@ impl Engine {
         }
         // 5. Requeue.
         self.requeue_entries(&mut entries, now, &mut outcome);
+        self.stamp_quiet(&entries, &versions);
         // 6. End of cycle.
         self.end_cycle(state);
         outcome
@@ -156,10 +159,18 @@ impl Engine {
 
     /// One head per active ClusterQueue (the sticky preemptor first, else the queue's
     /// first), counted as admission attempts and marked evaluated now.
+    /// Heads of quiet trees ([`quiet`]) are not popped: they get the bookkeeping alone.
     fn pop_heads(&mut self) -> Vec<(CqId, QueueKey)> {
+        let quiet = self.quiet_roots();
         let mut heads = Vec::new();
         for cq in self.cqs.ids() {
             if self.cqs[cq].inactive.is_some() {
+                continue;
+            }
+            if !quiet.is_empty() && quiet.contains(&self.tree.root(self.cqs[cq].node)) {
+                if let Some(key) = self.queues[cq].head() {
+                    self.skip_quiet_head(key);
+                }
                 continue;
             }
             if let Some(key) = self.queues[cq].pop() {
@@ -167,25 +178,30 @@ impl Engine {
             }
         }
         self.attempts += heads.len() as u64;
+        for &(_, key) in &heads {
+            self.mark_evaluated(key.id);
+        }
+        heads
+    }
+
+    /// A head counts as evaluated in this epoch.
+    fn mark_evaluated(&mut self, id: WlId) {
         let epoch = self.epoch;
         if self.evaluated_in_epoch.0 != epoch {
             self.evaluated_in_epoch = (epoch, Vec::new());
         }
-        for &(_, key) in &heads {
-            let st = self.wls[key.id].as_mut().expect("live workload id");
-            if st.evaluated_at != epoch {
-                // Listed again only after a resumed scan reset it: bounded by deduplicating.
-                let listed = &mut self.evaluated_in_epoch.1;
-                listed.push(key.id);
-                if listed.len() > 2 * self.wl_ids.len() + 64 {
-                    listed.sort_unstable();
-                    listed.dedup();
-                }
+        let st = self.wls[id].as_mut().expect("live workload id");
+        if st.evaluated_at != epoch {
+            // Listed again only after a resumed scan reset it: bounded by deduplicating.
+            let listed = &mut self.evaluated_in_epoch.1;
+            listed.push(id);
+            if listed.len() > 2 * self.wl_ids.len() + 64 {
+                listed.sort_unstable();
+                listed.dedup();
             }
-            st.evaluated_at = epoch;
-            st.equivalent_reported = None;
         }
-        heads
+        st.evaluated_at = epoch;
+        st.equivalent_reported = None;
     }
 
     /// Indices of the nominated entries in processing order: by borrowing level, then

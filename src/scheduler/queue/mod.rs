@@ -241,16 +241,21 @@ impl CqQueue {
 
     /// Takes the head: the sticky preemptor if it is queued, else the first in order.
     pub fn pop(&mut self) -> Option<QueueKey> {
-        let sticky = self
-            .preemptor
-            .filter(|k| self.strategy == QueueingStrategy::BestEffortFifo && self.heap.contains(k));
-        let key = sticky.or_else(|| self.heap.first().copied())?;
+        let key = self.head()?;
         let hash = self.hash_of.get(&key.id).copied();
         self.heap_remove(&key, hash);
         if let Some(hash) = hash {
             self.refill(hash);
         }
         Some(key)
+    }
+
+    /// What [`CqQueue::pop`] would take: the sticky preemptor, else the heap's first.
+    pub fn head(&self) -> Option<QueueKey> {
+        let sticky = self
+            .preemptor
+            .filter(|k| self.strategy == QueueingStrategy::BestEffortFifo && self.heap.contains(k));
+        sticky.or_else(|| self.heap.first().copied())
     }
 
     /// Puts a popped head back. Under StrictFIFO every reason but a namespace mismatch
