@@ -50,9 +50,9 @@ struct Stamp {
 }
 
 impl Engine {
-    /// Cycles skip cohort trees whose last evaluation changed nothing (see
-    /// [`super::quiet`]): what a controller needs, which acts on what changes. Off by
-    /// default.
+    /// Cycles skip cohort trees whose last evaluation changed nothing (the engine's
+    /// `scheduler::cycle::quiet` module says when): what a controller needs, which acts on
+    /// what changes. Off by default.
     pub fn set_skip_quiet_trees(&mut self, on: bool) {
         self.skip_quiet = on;
         self.quiet = QuietTrees::default();
