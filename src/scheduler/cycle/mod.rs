@@ -161,13 +161,13 @@ impl Engine {
     /// first), counted as admission attempts and marked evaluated now.
     /// Heads of quiet trees ([`quiet`]) are not popped: they get the bookkeeping alone.
     fn pop_heads(&mut self) -> Vec<(CqId, QueueKey)> {
-        let quiet = self.quiet_roots();
+        let quiet = self.quiet_queues();
         let mut heads = Vec::new();
         for cq in self.cqs.ids() {
             if self.cqs[cq].inactive.is_some() {
                 continue;
             }
-            if !quiet.is_empty() && quiet.contains(&self.tree.root(self.cqs[cq].node)) {
+            if quiet.contains(&cq) {
                 if let Some(key) = self.queues[cq].head() {
                     self.skip_quiet_head(key);
                 }

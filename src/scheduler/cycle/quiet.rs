@@ -84,8 +84,9 @@ impl Engine {
         self.skip_quiet && self.cfg.fair_sharing.is_none() && !self.cfg.blocks_admission()
     }
 
-    /// The roots of the trees whose stamp still holds; the other stamps are dropped.
-    pub(super) fn quiet_roots(&mut self) -> BTreeSet<NodeId> {
+    /// The ClusterQueues whose head is a stamped one of a tree whose stamp still holds; the
+    /// other stamps are dropped.
+    pub(super) fn quiet_queues(&mut self) -> BTreeSet<CqId> {
         if !self.may_skip_quiet() || self.quiet.stamps.is_empty() {
             self.quiet.stamps.clear();
             return BTreeSet::new();
@@ -118,7 +119,11 @@ impl Engine {
                 && stamp.version == searches.version(*root)
                 && matched.get(root).copied().unwrap_or(0) == stamp.heads.len()
         });
-        self.quiet.stamps.keys().copied().collect()
+        self.quiet
+            .stamps
+            .values()
+            .flat_map(|stamp| stamp.heads.iter().map(|&(cq, _)| cq))
+            .collect()
     }
 
     /// Would the next cycle's nomination of head `wl` come from its kept one? Its scan
