@@ -12,14 +12,17 @@
 //! going), yet the store keeps every one until it is deleted: 50,000 at the end of upstream's
 //! large-scale shape. Decoded, its status is mostly struct and map nodes (each one-entry map
 //! of its admission and requests allocates room for eleven): about 4.6 KiB, against under
-//! 1 KiB as JSON. Its metadata stays decoded (the store's index and readers of metadata use
-//! it); its spec and status are kept as the JSON they encode to, compressed (DEFLATE: its
-//! conditions repeat the same keys, words and times), and decoded on each read.
+//! 1 KiB as JSON. Only its identity stays decoded (name, namespace, UID and resourceVersion:
+//! what the store's index reads); the rest of its metadata (its labels alone are a map node
+//! with room for eleven entries, over 500 bytes), its spec and its status are kept as the
+//! JSON they encode to, compressed (DEFLATE: its conditions repeat the same keys, words and
+//! times), and decoded on each read.
 //!
 //! Invariants: [`StoredWorkload::workload`] returns exactly the Workload it was made from (the
-//! text is checked to decode back to the same pod sets, or the same spec and status, when
-//! stored; where it would not, they stay decoded). Data in: a decoded Workload; data out: the
-//! same Workload.
+//! text is checked to decode back to the same pod sets, or the same metadata, spec and
+//! status, when stored; where it would not, they stay decoded). [`StoredWorkload::metadata`]
+//! is the whole metadata of a Workload that has not finished, and the identity alone of one
+//! that has. Data in: a decoded Workload; data out: the same Workload.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -43,20 +46,42 @@ enum Form {
         head: Arc<Workload>,
         pod_sets: Option<Box<str>>,
     },
-    /// A finished Workload: its metadata, and its spec and status as the JSON of a [`Body`],
-    /// compressed.
+    /// A finished Workload: its identity ([`identity`]), and the rest of its metadata, its
+    /// spec and its status as the JSON of a [`Body`], compressed.
     Finished {
-        metadata: Box<ObjectMeta>,
+        identity: Box<ObjectMeta>,
         body: Box<[u8]>,
     },
 }
 
-/// A Workload's spec and status, as a finished one keeps them.
+/// A Workload's metadata but its identity, spec and status, as a finished one keeps them.
 #[derive(Serialize, Deserialize)]
 struct Body {
+    #[serde(default)]
+    metadata: ObjectMeta,
     spec: WorkloadSpec,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     status: Option<WorkloadStatus>,
+}
+
+/// Takes a Workload's identity out of its metadata: name, namespace, UID, resourceVersion.
+fn identity(metadata: &mut ObjectMeta) -> ObjectMeta {
+    ObjectMeta {
+        name: metadata.name.take(),
+        namespace: metadata.namespace.take(),
+        uid: metadata.uid.take(),
+        resource_version: metadata.resource_version.take(),
+        ..ObjectMeta::default()
+    }
+}
+
+/// Puts an identity back into the rest of a metadata.
+fn with_identity(identity: &ObjectMeta, mut rest: ObjectMeta) -> ObjectMeta {
+    rest.name.clone_from(&identity.name);
+    rest.namespace.clone_from(&identity.namespace);
+    rest.uid.clone_from(&identity.uid);
+    rest.resource_version.clone_from(&identity.resource_version);
+    rest
 }
 
 impl StoredWorkload {
@@ -96,11 +121,14 @@ impl StoredWorkload {
                 }
                 wl
             }
-            Form::Finished { metadata, body } => {
-                let Body { spec, status } = unpack(body)
-                    .expect("a finished Workload's spec and status were checked to decode");
+            Form::Finished { identity, body } => {
+                let Body {
+                    metadata,
+                    spec,
+                    status,
+                } = unpack(body).expect("a finished Workload's body was checked to decode");
                 Workload {
-                    metadata: (**metadata).clone(),
+                    metadata: with_identity(identity, metadata),
                     spec,
                     status,
                 }
@@ -122,45 +150,60 @@ impl StoredWorkload {
         }
     }
 
+    /// The Workload's metadata; of a finished one, its identity alone (name, namespace, UID,
+    /// resourceVersion): what the store's index and its key readers need. Other readers of a
+    /// finished Workload's metadata read [`StoredWorkload::head`].
     pub fn metadata(&self) -> &ObjectMeta {
         match &self.form {
             Form::Decoded { head, .. } => &head.metadata,
-            Form::Finished { metadata, .. } => metadata,
+            Form::Finished { identity, .. } => identity,
         }
     }
 
+    /// The whole metadata, to change: a finished Workload is decoded again first, so a
+    /// change of any field lands in what [`StoredWorkload::workload`] returns.
     fn metadata_mut(&mut self) -> &mut ObjectMeta {
+        if let Form::Finished { .. } = self.form {
+            *self = StoredWorkload::decoded(self.workload(), None);
+        }
         match &mut self.form {
             Form::Decoded { head, .. } => &mut Arc::make_mut(head).metadata,
-            Form::Finished { metadata, .. } => metadata,
+            Form::Finished { .. } => unreachable!("decoded above"),
         }
     }
 }
 
-/// A finished Workload's spec and status packed, when they decode back the same.
+/// A finished Workload's identity decoded and the rest packed, when it decodes back the same.
 fn finished_form(wl: Workload) -> StoredWorkload {
     let Workload {
-        metadata,
+        mut metadata,
         spec,
         status,
     } = wl;
-    let body = Body { spec, status };
+    let identity = identity(&mut metadata);
+    let body = Body {
+        metadata,
+        spec,
+        status,
+    };
     let packed = serde_json::to_vec(&body)
         .ok()
         .map(|json| miniz_oxide::deflate::compress_to_vec(&json, PACK_LEVEL).into_boxed_slice());
     let round_trips = packed.as_deref().is_some_and(|p| {
-        unpack(p).is_some_and(|back| back.spec == body.spec && back.status == body.status)
+        unpack(p).is_some_and(|back| {
+            back.metadata == body.metadata && back.spec == body.spec && back.status == body.status
+        })
     });
     match packed {
         Some(packed) if round_trips => StoredWorkload {
             form: Form::Finished {
-                metadata: Box::new(metadata),
+                identity: Box::new(identity),
                 body: packed,
             },
         },
         _ => StoredWorkload::decoded(
             Workload {
-                metadata,
+                metadata: with_identity(&identity, body.metadata),
                 spec: body.spec,
                 status: body.status,
             },
@@ -292,12 +335,14 @@ status:
         );
     }
 
-    /// Finished: metadata decoded for the store's readers, spec and status packed, and the
-    /// same Workload back whole from every reader; a change of metadata (as the reflector
-    /// makes none, but the trait allows) lands in it.
+    /// Finished: the identity decoded for the store's index, the rest of the metadata, the
+    /// spec and the status packed, and the same Workload back whole from every reader; a
+    /// change of metadata (as the reflector makes none, but the trait allows) lands in it.
     #[test]
-    fn a_finished_workload_keeps_its_spec_and_status_packed() {
+    fn a_finished_workload_keeps_its_identity_and_packs_the_rest() {
         let mut wl = workload();
+        wl.metadata.labels = Some([("kueue.x-k8s.io/queue-name".into(), "q".into())].into());
+        wl.metadata.generation = Some(1);
         let st = wl.status.as_mut().unwrap();
         st.conditions
             .push(k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition {
@@ -321,7 +366,15 @@ status:
         assert_eq!(stored.workload(), wl);
         assert_eq!(*stored.head(), wl);
         assert_eq!(*stored.clone().workload_arc(), wl);
-        assert_eq!(stored.meta(), &wl.metadata);
+        let identity = ObjectMeta {
+            name: Some("w".into()),
+            namespace: Some("ns".into()),
+            uid: Some("u-1".into()),
+            resource_version: Some("7".into()),
+            ..ObjectMeta::default()
+        };
+        assert_eq!(stored.meta(), &identity, "the identity alone stays decoded");
+        assert!(text.contains("queue-name"), "the labels are packed: {text}");
         stored.meta_mut().resource_version = Some("8".into());
         assert_eq!(
             stored.workload().metadata.resource_version.as_deref(),
