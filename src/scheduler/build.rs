@@ -66,6 +66,7 @@ impl Engine {
             nominations: Default::default(),
             skip_quiet: false,
             quiet: Default::default(),
+            finished: Default::default(),
         };
         engine.build_tree();
         engine

@@ -12,6 +12,10 @@ use super::state::{Engine, namespace_matches};
 impl Engine {
     /// Adds or replaces a workload. A replaced workload that held quota gives it back first.
     pub fn upsert_workload(&mut self, w: Workload) {
+        if self.keep_compact_if_finished(&w) {
+            return;
+        }
+        self.forget_compact(&w.key());
         let freed = self
             .wl_ids
             .get(&w.key())
@@ -34,8 +38,9 @@ impl Engine {
 
     /// Removes a workload (deleted, or finished). Returns whether it existed.
     pub fn remove_workload(&mut self, key: &WorkloadKey) -> bool {
+        let compact = self.forget_compact(key);
         let Some(id) = self.wl_ids.remove(key) else {
-            return false;
+            return compact;
         };
         let freed = self.forget(id);
         self.forget_answers(id);
@@ -53,6 +58,11 @@ impl Engine {
         let Some(&id) = self.wl_ids.get(key) else {
             return false;
         };
+        if self.finished.on {
+            let queue_name = std::mem::take(&mut self.wl_mut(id).w.queue_name);
+            self.keep_compact(key.clone(), &queue_name);
+            return true;
+        }
         let freed = self.forget(id);
         let st = self.wl_mut(id);
         st.w.finished = true;
@@ -104,7 +114,9 @@ impl Engine {
             .collect();
         let (detailed, equivalents) = (self.detailed_pending, self.equivalent_decisions);
         let skip_quiet = self.skip_quiet;
+        let finished = std::mem::take(&mut self.finished);
         *self = Engine::new(state);
+        self.finished = finished;
         self.cycle = cycle;
         self.detailed_pending = detailed;
         self.equivalent_decisions = equivalents;

@@ -177,6 +177,7 @@ impl Engine {
             *out.entry((st.w.namespace.as_str(), st.w.queue_name.as_str()))
                 .or_default() += 1;
         }
+        self.count_compact(&mut out);
         out.into_iter()
             .map(|((ns, q), n)| ((ns.to_string(), q.to_string()), n))
             .collect()

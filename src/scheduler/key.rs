@@ -116,6 +116,11 @@ impl<V> KeyIndex<V> {
         self.len
     }
 
+    /// Every key and its value, in hash order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&WorkloadKey, &V)> {
+        self.buckets.values().flatten().map(|(k, v)| (k, v))
+    }
+
     /// Every key, in key order.
     pub(crate) fn sorted_keys(&self) -> Vec<&WorkloadKey> {
         let mut keys: Vec<&WorkloadKey> = self.buckets.values().flatten().map(|(k, _)| k).collect();

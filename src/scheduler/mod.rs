@@ -21,6 +21,7 @@ pub mod cycle;
 pub mod decision;
 pub mod events;
 pub mod fair_sharing;
+pub mod finished;
 pub mod flavor_assigner;
 pub mod gauges;
 pub(crate) mod guard;

@@ -249,6 +249,8 @@ pub struct Engine {
     /// trees found quiet.
     pub(crate) skip_quiet: bool,
     pub(crate) quiet: super::cycle::quiet::QuietTrees,
+    /// Finished workloads kept compact, out of `wls` ([`Engine::set_compact_finished`]).
+    pub(crate) finished: super::finished::Finished,
 }
 
 impl Engine {
@@ -514,7 +516,7 @@ impl Engine {
 
     /// How many workloads the engine knows (finished ones included).
     pub fn workload_count(&self) -> usize {
-        self.wl_ids.len()
+        self.wl_ids.len() + self.finished.len()
     }
 
     /// How many pending workloads may be popped now, over every ClusterQueue (parked ones

@@ -4,6 +4,11 @@
 //! engines, one skipping and one not, hold the same quota after every cycle, keep the same
 //! queues, and each workload's latest decision is the same in both. The skipping engine
 //! only leaves out decisions that repeat the one before.
+//!
+//! A third engine runs as the controller's does: skipping quiet trees and keeping finished
+//! workloads compact (`Engine::set_compact_finished`, their record slots reused by later
+//! arrivals). It decides exactly what the skipping engine decides, in every cycle, and
+//! counts the same finished workloads per LocalQueue.
 
 use std::collections::BTreeMap;
 
@@ -135,6 +140,23 @@ fn workload(i: usize, w: &WlSpec) -> Workload {
     x
 }
 
+/// How a workload holding quota gives it back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum End {
+    /// A victim whose pods are gone.
+    Release,
+    /// Its run ended.
+    Finish,
+}
+
+/// Who holds quota, and where.
+fn holders(e: &Engine) -> Vec<(WorkloadKey, Option<String>)> {
+    holdings(e)
+        .into_iter()
+        .filter(|(_, q)| q.is_some())
+        .collect()
+}
+
 fn holdings(e: &Engine) -> Vec<(WorkloadKey, Option<String>)> {
     let mut v: Vec<_> = e
         .workloads()
@@ -166,33 +188,55 @@ proptest! {
         let mut all = build(&qs).engine();
         let mut skipping = build(&qs).engine();
         skipping.set_skip_quiet_trees(true);
+        let mut controller = build(&qs).engine();
+        controller.set_skip_quiet_trees(true);
+        controller.set_compact_finished(true);
         let mut latest_all: BTreeMap<WorkloadKey, String> = BTreeMap::new();
         let mut latest_skipping: BTreeMap<WorkloadKey, String> = BTreeMap::new();
-        // Workloads holding quota, with the cycle they give it back at.
-        let mut ends: BTreeMap<WorkloadKey, u32> = BTreeMap::new();
+        // Workloads holding quota, with the cycle they give it back at, and how.
+        let mut ends: BTreeMap<WorkloadKey, (u32, End)> = BTreeMap::new();
         for cycle in 0..60u32 {
             for (i, w) in ws.iter().enumerate().filter(|(_, w)| u32::from(w.arrives) == cycle) {
                 all.upsert_workload(workload(i, w));
                 skipping.upsert_workload(workload(i, w));
+                controller.upsert_workload(workload(i, w));
             }
-            let due: Vec<WorkloadKey> = ends
+            let due: Vec<(WorkloadKey, End)> = ends
                 .iter()
-                .filter(|(_, at)| **at <= cycle)
-                .map(|(k, _)| k.clone())
+                .filter(|(_, (at, _))| *at <= cycle)
+                .map(|(k, (_, how))| (k.clone(), *how))
                 .collect();
-            for k in due {
+            for (k, how) in due {
                 ends.remove(&k);
-                prop_assert_eq!(all.release(&k), skipping.release(&k));
+                match how {
+                    End::Release => {
+                        let released = all.release(&k);
+                        prop_assert_eq!(released, skipping.release(&k));
+                        prop_assert_eq!(released, controller.release(&k));
+                    }
+                    End::Finish => {
+                        prop_assert!(all.finish_workload(&k));
+                        prop_assert!(skipping.finish_workload(&k));
+                        prop_assert!(controller.finish_workload(&k));
+                    }
+                }
             }
-            // Asked of the skipping engine only: deciding again changes no decision.
+            // Asked of the skipping engines only: deciding again changes no decision.
             let r = reconsider[cycle as usize % reconsider.len()];
             if r < ws.len() {
                 skipping.reconsider(&key(&format!("ns/w{r}")));
+                controller.reconsider(&key(&format!("ns/w{r}")));
             }
             let now = NOW + i64::from(cycle) * 1000;
             let before = holdings(&all);
             let a = all.run_cycle(now);
             let b = skipping.run_cycle(now);
+            let c = controller.run_cycle(now);
+            prop_assert_eq!(
+                format!("{:?}", c.decisions),
+                format!("{:?}", b.decisions),
+                "cycle {}: keeping finished workloads compact changed a decision", cycle
+            );
             for d in &b.decisions {
                 let same = a.decisions.iter().find(|x| x.workload == d.workload);
                 prop_assert_eq!(
@@ -206,7 +250,7 @@ proptest! {
                 if let Decision::Preempting { targets, .. } = &d.decision {
                     for t in targets.iter() {
                         ends.entry(t.workload.clone())
-                            .or_insert(cycle + 1 + u32::from(victim_cycles));
+                            .or_insert((cycle + 1 + u32::from(victim_cycles), End::Release));
                     }
                 }
             }
@@ -217,16 +261,25 @@ proptest! {
             let after = holdings(&all);
             prop_assert_eq!(&after, &holdings(&skipping), "cycle {}", cycle);
             prop_assert_eq!(queues(&all, qs.len()), queues(&skipping, qs.len()), "cycle {}", cycle);
+            prop_assert_eq!(holders(&all), holders(&controller), "cycle {}", cycle);
+            prop_assert_eq!(queues(&all, qs.len()), queues(&controller, qs.len()), "cycle {}", cycle);
+            prop_assert_eq!(
+                all.finished_per_local_queue(),
+                controller.finished_per_local_queue(),
+                "cycle {}", cycle
+            );
+            prop_assert_eq!(all.workload_count(), controller.workload_count());
             for (k, held) in &after {
                 let newly = held.is_some() && !before.contains(&(k.clone(), held.clone()));
                 let name = &k.name[1..];
                 let runs = name.parse::<usize>().ok().and_then(|i| ws.get(i)).map_or(0, |w| w.runs);
                 if newly && runs > 0 {
-                    ends.insert(k.clone(), cycle + u32::from(runs));
+                    ends.insert(k.clone(), (cycle + u32::from(runs), End::Finish));
                 }
             }
         }
         prop_assert!(all.quota_violations().is_empty(), "{:?}", all.quota_violations());
+        prop_assert!(controller.quota_violations().is_empty(), "{:?}", controller.quota_violations());
     }
 }
 

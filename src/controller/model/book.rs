@@ -466,8 +466,7 @@ impl Ctx<'_> {
     /// large-scale shape), and nothing more is under way for them. Should anything be,
     /// a new book is made.
     pub(super) fn forget_finished_book(&mut self, key: &WorkloadKey) {
-        let finished = self.m.engine.workload(key).is_some_and(|w| w.finished);
-        if finished && self.m.wls.get(key).is_some_and(WlBook::idle) {
+        if self.m.engine.is_finished(key) && self.m.wls.get(key).is_some_and(WlBook::idle) {
             self.m.wls.remove(key);
         }
     }

@@ -175,6 +175,9 @@ impl Model {
         // Nor does a cohort tree where nothing changed since its last cycle (a thousand
         // preemptors waiting for their victims' releases, at upstream's large-scale shape).
         engine.set_skip_quiet_trees(true);
+        // Finished workloads are kept as their key and LocalQueue, out of the workload
+        // records (50,000 of them at the end of upstream's large-scale shape).
+        engine.set_compact_finished(true);
         Model {
             settings,
             engine,
@@ -406,8 +409,7 @@ impl Ctx<'_> {
                 // the engine holds has a book).
                 let known: Vec<WorkloadKey> = self.m.wls.keys().cloned().collect();
                 self.m.dirty_wls.extend(known);
-                let held: Vec<WorkloadKey> = self.m.engine.workloads().map(|w| w.key()).collect();
-                self.m.dirty_wls.extend(held);
+                self.m.dirty_wls.extend(self.m.engine.workload_keys());
             }
             (Kind::Job, Some(k)) => {
                 if self.cache.job(&k).is_none()

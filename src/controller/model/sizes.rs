@@ -65,7 +65,7 @@ impl Model {
             ..Sizes::default()
         };
         for (k, b) in &self.wls {
-            if self.engine.workload(k).is_some_and(|w| w.finished) {
+            if self.engine.is_finished(k) {
                 s.finished_books += 1;
                 let by = b.held_by().unwrap_or("nothing");
                 *s.finished_held_by.entry(by).or_default() += 1;

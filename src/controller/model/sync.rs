@@ -269,7 +269,9 @@ impl Ctx<'_> {
     fn differs(&self, key: &WorkloadKey, m: &Model) -> bool {
         let engine = &self.m.engine;
         let Some(cur) = engine.workload(key) else {
-            return true;
+            // A finished workload kept compact is known by its LocalQueue alone, the one
+            // thing the engine reads of it.
+            return !(m.finished && engine.is_finished_in(key, &m.queue_name));
         };
         let holding = |w: &Model| -> Option<Admission> {
             if w.finished || !w.active {
