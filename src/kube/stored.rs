@@ -168,7 +168,8 @@ impl StoredWorkload {
         }
         match &mut self.form {
             Form::Decoded { head, .. } => &mut Arc::make_mut(head).metadata,
-            Form::Finished { .. } => unreachable!("decoded above"),
+            // Not reached: decoded above.
+            Form::Finished { identity, .. } => identity,
         }
     }
 }
