@@ -78,7 +78,7 @@ impl Engine {
     /// Every workload key the engine knows, finished ones included, in key order.
     pub fn workload_keys(&self) -> Vec<WorkloadKey> {
         let mut keys: Vec<WorkloadKey> = self.workloads().map(Workload::key).collect();
-        keys.extend(self.finished.queues.sorted_keys().into_iter().cloned());
+        keys.extend(self.finished.queues.iter().map(|(k, _)| k.clone()));
         keys.sort();
         keys
     }
